@@ -1,0 +1,37 @@
+# Headroom: `make run` starts everything; `make test` runs the whole suite.
+# Both create the virtualenv and install requirements on first use.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench-ingest clean-var help
+
+help:
+	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
+	@echo "make test   - ruff, mypy and pytest against real PostgreSQL and a real broker"
+	@echo "make bench-ingest - ingest benchmark (ratio against raw COPY)"
+
+$(PY):
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m webapp.launcher run
+
+test: $(STAMP)
+	$(PY) -m webapp.launcher test $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy .
+
+bench-ingest: $(STAMP)
+	$(PY) -m webapp.launcher bench bench/ingest.py $(BENCH_ARGS)
+
+clean-var:
+	rm -rf var

@@ -1,0 +1,105 @@
+"""Shared fixtures: real PostgreSQL (pytest-django's test database), real broker, real worker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.factories import make_campaign, make_token
+from tests.paths import REPO
+
+
+@pytest.fixture
+def campaign(db):
+    return make_campaign()
+
+
+@pytest.fixture
+def agent(campaign):
+    """(token text, campaign) for an agent of the campaign's project."""
+    _, plain = make_token(campaign.project)
+    return plain, campaign
+
+
+def database_url() -> str:
+    s = connection.settings_dict
+    host = s["HOST"] or "127.0.0.1"
+    from urllib.parse import quote
+
+    auth = s["USER"] + (f":{quote(s['PASSWORD'], safe='')}" if s["PASSWORD"] else "")
+    port = f":{s['PORT']}" if s["PORT"] else ""
+    return f"postgres://{auth}@{quote(host, safe='')}{port}/{s['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def worker_process(django_db_setup, django_db_blocker) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process consuming the test broker and writing the test database."""
+    from django.conf import settings
+
+    from workers.celery import app
+
+    with django_db_blocker.unblock():
+        url = database_url()
+    app.control.purge()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "HEADROOM_WORKER_HEARTBEAT_SECONDS": "1",
+        "HEADROOM_INGEST_MAX_RETRIES": "2",
+    }
+    log = Path(settings.VAR_DIR) / "test-worker.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers",
+                "worker",
+                "-Q",
+                "ingest,maintenance",
+                "-P",
+                "solo",
+                "-c",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "info",
+                "-n",
+                f"test-{os.getpid()}@%h",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
+    """Poll ``predicate`` until it returns something truthy; fail with a clear message on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")

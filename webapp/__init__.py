@@ -1,0 +1,1 @@
+"""Headroom's Django project: settings, URL map and the apps (domain model, API, dashboard)."""

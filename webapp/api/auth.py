@@ -1,0 +1,61 @@
+"""Who is calling: an agent token (``Authorization: Bearer``) or a dashboard session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from ninja.security import APIKeyCookie, HttpBearer
+
+from webapp.core.models import AgentToken, Campaign, Project
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The projects a request may see, and the token if an agent sent it."""
+
+    project_ids: frozenset[int]
+    token: AgentToken | None = None
+    user_id: int | None = None
+
+    def projects(self) -> QuerySet[Project]:
+        return Project.objects.filter(pk__in=self.project_ids)
+
+    def campaigns(self) -> QuerySet[Campaign]:
+        return Campaign.objects.filter(project_id__in=self.project_ids)
+
+
+class AgentBearer(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Caller | None:
+        found = AgentToken.authenticate(token)
+        if found is None:
+            return None
+        return Caller(project_ids=frozenset({found.project_id}), token=found)
+
+
+class SessionAuth(APIKeyCookie):
+    """Django's session cookie, for the dashboard's own fetches (CSRF-checked on writes)."""
+
+    param_name = "sessionid"
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> Caller | None:
+        user = request.user
+        if not user.is_authenticated:
+            return None
+        if user.is_superuser:
+            ids = frozenset(Project.objects.values_list("pk", flat=True))
+        else:
+            ids = frozenset(user.memberships.values_list("project_id", flat=True))
+        return Caller(project_ids=ids, user_id=user.pk)
+
+
+agent_auth = AgentBearer()
+session_auth = SessionAuth()
+any_auth = [agent_auth, session_auth]
+
+
+def caller(request: HttpRequest) -> Caller:
+    found = getattr(request, "auth", None)
+    assert isinstance(found, Caller)
+    return found

@@ -1,0 +1,34 @@
+"""API errors: always JSON ``{"error": {"code", "message", "details"}}`` with a 4xx/5xx status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def error_response(
+    status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
+) -> HttpResponse:
+    response = JsonResponse({"error": {"code": code, "message": message, "details": details}}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def not_found(what: str) -> ApiError:
+    """The one 404 for objects that do not exist *or* belong to another project."""
+    return ApiError(404, "not_found", f"{what} not found")
+
+
+def handle_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error_response(exc.status, exc.code, exc.message, exc.details)

@@ -1,0 +1,123 @@
+"""``/api/v1/runs``: name a run (one test execution) and give it its load-step timeline."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+
+from webapp.api.auth import any_auth, caller
+from webapp.api.errors import ApiError, not_found
+from webapp.api.schemas import ErrorOut
+from webapp.api.uploads import campaign_for
+from webapp.core.models import Run, Scenario
+from webapp.core.runs import RunConflict, apply_steps, named_run
+
+router = Router(tags=["runs"])
+
+
+class RunIn(Schema):
+    campaign: str
+    name: str
+    scenario: dict[str, str] = {}
+    tool: str = ""
+
+
+class StepOut(Schema):
+    users: int
+    started_at: datetime
+    ended_at: datetime | None
+
+
+class RunOut(Schema):
+    id: int
+    campaign: str
+    name: str
+    scenario: dict[str, str]
+    tool: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    steps: list[StepOut]
+
+
+class StepIn(Schema):
+    users: int
+    started_at: datetime
+    ended_at: datetime | None = None
+
+
+class StepsIn(Schema):
+    steps: list[StepIn] = []
+    end_at: datetime | None = None
+
+
+def run_out(run: Run) -> dict[str, Any]:
+    return {
+        "id": run.pk,
+        "campaign": run.campaign.slug,
+        "name": run.name,
+        "scenario": run.scenario.dims,
+        "tool": run.tool,
+        "started_at": run.started_at,
+        "ended_at": run.ended_at,
+        "steps": [
+            {"users": s.users, "started_at": s.started_at, "ended_at": s.ended_at}
+            for s in run.steps.order_by("started_at")
+        ],
+    }
+
+
+def visible_run(request: HttpRequest, run_id: int) -> Run:
+    run = (
+        Run.objects.select_related("campaign", "scenario")
+        .filter(pk=run_id, campaign__project_id__in=caller(request).project_ids)
+        .first()
+    )
+    if run is None:
+        raise not_found(f"run {run_id}")
+    return run
+
+
+@router.post("/runs", auth=any_auth, response={200: RunOut, 404: ErrorOut, 409: ErrorOut})
+def create_run(request: HttpRequest, payload: RunIn) -> dict[str, Any]:
+    """Get or create the run ``name`` of a campaign (agents call this before streaming samples)."""
+    campaign = campaign_for(request, payload.campaign)
+    if not payload.name.strip():
+        raise ApiError(400, "invalid_run", "a run needs a name")
+    try:
+        run = named_run(campaign, Scenario.for_dims(campaign, payload.scenario), payload.name.strip()[:200])
+    except RunConflict as exc:
+        raise ApiError(409, "run_conflict", str(exc)) from None
+    if payload.tool and not run.tool:
+        run.tool = payload.tool[:64]
+        run.save(update_fields=["tool"])
+    return run_out(run)
+
+
+@router.get("/runs/{run_id}", auth=any_auth, response={200: RunOut, 404: ErrorOut})
+def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
+    return run_out(visible_run(request, run_id))
+
+
+@router.post("/runs/{run_id}/steps", auth=any_auth, response={200: RunOut, 400: ErrorOut, 404: ErrorOut})
+def post_steps(request: HttpRequest, run_id: int, payload: list[StepIn] | StepsIn) -> dict[str, Any]:
+    """Apply a load-step timeline ``[{users, started_at, ended_at}]`` to a run.
+
+    A step without ``ended_at`` stays open until the next step starts or
+    ``{"end_at": ...}`` closes it (what ``headroom-agent step`` sends).
+    Re-sending a step (same users and start) updates it.
+    """
+    run = visible_run(request, run_id)
+    steps = payload if isinstance(payload, list) else payload.steps
+    end_at = None if isinstance(payload, list) else payload.end_at
+    for step in steps:
+        if step.users < 0:
+            raise ApiError(400, "invalid_step", "users must be 0 or more")
+        if step.started_at.tzinfo is None or (step.ended_at is not None and step.ended_at.tzinfo is None):
+            raise ApiError(400, "invalid_step", "step times need a UTC offset, e.g. 2015-06-01T10:00:00Z")
+        if step.ended_at is not None and step.ended_at <= step.started_at:
+            raise ApiError(400, "invalid_step", f"the step of {step.users} users ends before it starts")
+    apply_steps(run, [(s.users, s.started_at, s.ended_at) for s in steps], end_at)
+    return run_out(run)

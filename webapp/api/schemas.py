@@ -1,0 +1,51 @@
+"""Response and request shapes of the v1 API (pydantic, via django-ninja)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ninja import Schema
+
+
+class ErrorDetail(Schema):
+    message: str
+    line: int | None = None
+    column: int | None = None
+    parser: str | None = None
+
+
+class UploadOut(Schema):
+    id: int
+    status: str
+    status_url: str
+    kind: str
+    parser: str
+    campaign: str
+    filename: str
+    size: int
+    sha256: str
+    rows: int
+    run: int | None
+    error: ErrorDetail | None
+    duplicate: bool = False
+    received_at: datetime
+    finished_at: datetime | None
+
+
+class Page(Schema):
+    count: int
+    offset: int
+    limit: int
+    next: str | None
+    results: list[dict[str, Any]]
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorOut(Schema):
+    error: ErrorBody

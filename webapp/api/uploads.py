@@ -1,0 +1,221 @@
+"""``/api/v1/uploads``: store a raw file, report its status, show the rows it produced."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection
+from django.http import HttpRequest
+from ninja import File, Form, Router
+from ninja.files import UploadedFile
+
+from webapp.api.auth import any_auth, caller
+from webapp.api.errors import ApiError, not_found
+from webapp.api.schemas import ErrorOut, Page, UploadOut
+from webapp.core import rawstore
+from webapp.core.models import Campaign, Host, Upload
+from webapp.core.runs import RunConflict
+from webapp.core.uploads import UploadMeta, accept
+from workers.pipeline.registry import all_parsers
+
+router = Router(tags=["uploads"])
+
+
+def upload_out(request: HttpRequest, upload: Upload, duplicate: bool = False) -> dict[str, Any]:
+    return {
+        "id": upload.pk,
+        "status": upload.status,
+        "status_url": request.build_absolute_uri(f"/api/v1/uploads/{upload.pk}"),
+        "kind": upload.kind,
+        "parser": upload.parser,
+        "campaign": upload.campaign.slug,
+        "filename": upload.filename,
+        "size": upload.size,
+        "sha256": upload.sha256,
+        "rows": upload.rows,
+        "run": upload.run_id,
+        "error": upload.error,
+        "duplicate": duplicate,
+        "received_at": upload.received_at,
+        "finished_at": upload.finished_at,
+    }
+
+
+def campaign_for(request: HttpRequest, slug: str) -> Campaign:
+    campaign = caller(request).campaigns().select_related("project").filter(slug=slug).first()
+    if campaign is None:
+        raise not_found(f"campaign {slug!r}")
+    return campaign
+
+
+def parse_scenario(text: str) -> dict[str, object]:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ApiError(400, "invalid_scenario", f"scenario must be a JSON object: {exc}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, str | int | float) for v in value.values()):
+        raise ApiError(
+            400, "invalid_scenario", 'scenario must be a JSON object of strings, e.g. {"av": "on"}'
+        )
+    return value
+
+
+def check_kind(kind: str) -> str:
+    kind = (kind or "auto").strip()
+    if kind != "auto" and kind not in all_parsers():
+        known = ", ".join(sorted(all_parsers()))
+        raise ApiError(400, "unknown_kind", f"kind {kind!r} is not known; expected 'auto' or one of: {known}")
+    return kind
+
+
+def check_timezone(name: str) -> str:
+    if not name:
+        return ""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ApiError(
+            400, "invalid_timezone", f"timezone {name!r} is not an IANA zone name such as Europe/Berlin"
+        ) from None
+    return name
+
+
+def store_and_accept(
+    request: HttpRequest, campaign: Campaign, source: Any, meta: UploadMeta, *, gzipped: bool = False
+) -> tuple[Upload, bool]:
+    """The raw bytes first, then the upload row (the one path all endpoints share)."""
+    try:
+        stored = rawstore.save(source, gzipped=gzipped)
+    except rawstore.TooLarge as exc:
+        raise ApiError(413, "too_large", str(exc)) from None
+    except rawstore.BadGzip as exc:
+        raise ApiError(400, "bad_gzip", str(exc)) from None
+    try:
+        return accept(campaign, stored, meta, token=caller(request).token)
+    except RunConflict as exc:
+        raise ApiError(409, "run_conflict", str(exc)) from None
+
+
+@router.post(
+    "/uploads",
+    auth=any_auth,
+    response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
+    summary="Upload a result file",
+)
+def create_upload(
+    request: HttpRequest,
+    file: File[UploadedFile],
+    campaign: Form[str],
+    kind: Form[str] = "auto",
+    scenario: Form[str] = "",
+    host: Form[str] = "",
+    role: Form[str] = "client",
+    step: Form[int | None] = None,
+    timezone: Form[str] = "",
+    run: Form[str] = "",
+) -> tuple[int, dict[str, Any]]:
+    """Store the raw file, answer 202 with a status URL and queue normalisation.
+
+    The same bytes again for the same campaign answer 200 with the existing
+    upload and ``duplicate: true``. ``Content-Encoding: gzip`` is accepted.
+    """
+    target = campaign_for(request, campaign)
+    if role not in Host.Role.values:
+        raise ApiError(400, "invalid_role", f"role must be 'client' or 'server', not {role!r}")
+    if step is not None and step < 0:
+        raise ApiError(400, "invalid_step", "step must be a user count of 0 or more")
+    meta = UploadMeta(
+        filename=file.name or "",
+        kind=check_kind(kind),
+        scenario=parse_scenario(scenario),
+        host=host.strip()[:255],
+        role=role,
+        step=step,
+        timezone=check_timezone(timezone.strip()),
+        run=run.strip()[:200],
+    )
+    upload, duplicate = store_and_accept(request, target, file, meta)
+    return (200 if duplicate else 202), upload_out(request, upload, duplicate)
+
+
+def visible_upload(request: HttpRequest, upload_id: int) -> Upload:
+    upload = (
+        Upload.objects.select_related("campaign")
+        .filter(pk=upload_id, campaign__project_id__in=caller(request).project_ids)
+        .first()
+    )
+    if upload is None:
+        raise not_found(f"upload {upload_id}")
+    return upload
+
+
+@router.get("/uploads/{upload_id}", auth=any_auth, response={200: UploadOut, 404: ErrorOut})
+def get_upload(request: HttpRequest, upload_id: int) -> dict[str, Any]:
+    """The upload's status: received / queued / parsing / stored / failed, rows and error."""
+    return upload_out(request, visible_upload(request, upload_id))
+
+
+_SAMPLE_ROWS = """
+    SELECT s.time, h.name, c.object, c.instance, c.counter, s.value
+    FROM counter_sample s
+    JOIN timeseries_counterseries c ON c.id = s.series_id
+    JOIN core_host h ON h.id = c.host_id
+    WHERE s.upload_id = %s
+    ORDER BY s.series_id, s.time
+    LIMIT %s OFFSET %s
+"""
+_MEASUREMENT_ROWS = """
+    SELECT m.time, m.run_id, m.metric, m.subject, m.value, m.unit, m.repetition
+    FROM measurement m WHERE m.upload_id = %s
+    ORDER BY m.run_id, m.metric, m.subject, m.repetition, m.time
+    LIMIT %s OFFSET %s
+"""
+
+
+@router.get("/uploads/{upload_id}/data", auth=any_auth, response={200: Page, 404: ErrorOut})
+def upload_data(request: HttpRequest, upload_id: int, offset: int = 0, limit: int = 1000) -> dict[str, Any]:
+    """The normalised rows this upload produced (counter samples, then measurements), paged."""
+    upload = visible_upload(request, upload_id)
+    offset = max(0, offset)
+    limit = max(1, min(limit, 10_000))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM counter_sample WHERE upload_id = %s", [upload.pk])
+        samples = cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM measurement WHERE upload_id = %s", [upload.pk])
+        measurements = cursor.fetchone()[0]
+        results: list[dict[str, Any]] = []
+        if offset < samples:
+            cursor.execute(_SAMPLE_ROWS, [upload.pk, limit, offset])
+            results += [
+                {"type": "sample", "time": t, "host": h, "object": o, "instance": i, "counter": c, "value": v}
+                for t, h, o, i, c, v in cursor.fetchall()
+            ]
+        if len(results) < limit and offset + len(results) < samples + measurements:
+            m_offset = max(0, offset - samples)
+            cursor.execute(_MEASUREMENT_ROWS, [upload.pk, limit - len(results), m_offset])
+            results += [
+                {
+                    "type": "measurement",
+                    "time": t,
+                    "run": r,
+                    "metric": m,
+                    "subject": s,
+                    "value": v,
+                    "unit": u,
+                    "repetition": rep,
+                }
+                for t, r, m, s, v, u, rep in cursor.fetchall()
+            ]
+    total = samples + measurements
+    following = offset + len(results)
+    next_url = (
+        request.build_absolute_uri(f"/api/v1/uploads/{upload.pk}/data?offset={following}&limit={limit}")
+        if following < total
+        else None
+    )
+    return {"count": total, "offset": offset, "limit": limit, "next": next_url, "results": results}

@@ -1,0 +1,1 @@
+"""The domain model: projects, campaigns, scenarios, hosts, runs, uploads and agent tokens."""

@@ -1,0 +1,81 @@
+"""``manage.py load_demo``: the demo campaign "Folder Redirection 2015" (slug ``demo``).
+
+The generator (``webapp.demo.generate``) writes the raw files a tester would
+upload; this command feeds them through the same path as the upload API
+(raw store -> ``accept`` -> queue -> workers), never a side door. Loading twice
+is harmless: identical bytes are recognised as duplicates.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from webapp.core import rawstore
+from webapp.core.models import Campaign, Project, Upload
+from webapp.core.runs import apply_steps
+from webapp.core.uploads import UploadMeta, accept
+from webapp.demo.generate import demo_campaign
+
+
+class Command(BaseCommand):
+    help = "Load the demo campaign through the ingest path."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--wait", type=float, default=0, help="seconds to wait for the workers to store it"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        demo = demo_campaign()
+        project, _ = Project.objects.get_or_create(slug="demo", defaults={"name": "Demo"})
+        campaign, _ = Campaign.objects.get_or_create(
+            slug=demo.slug,
+            defaults={
+                "project": project,
+                "name": demo.name,
+                "description": demo.description,
+                "dimensions": demo.dimensions,
+            },
+        )
+        if campaign.project_id != project.pk:
+            raise CommandError(f"campaign {demo.slug!r} already exists in another project")
+        ids = []
+        for item in demo.uploads:
+            stored = rawstore.save_bytes(item.content)
+            meta = UploadMeta(
+                filename=item.filename,
+                kind=item.kind,
+                scenario=item.scenario,
+                host=item.host,
+                role=item.role,
+                run=item.run,
+            )
+            upload, _ = accept(campaign, stored, meta)
+            ids.append(upload.pk)
+            if item.steps and upload.run is not None:
+                apply_steps(upload.run, item.steps)
+        self.stdout.write(f"demo campaign {campaign.slug!r}: {len(ids)} uploads")
+        if options["wait"]:
+            self._wait(ids, options["wait"])
+
+    def _wait(self, ids: list[int], seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        final = [Upload.Status.STORED, Upload.Status.FAILED]
+        while time.monotonic() < deadline:
+            pending = Upload.objects.filter(pk__in=ids).exclude(status__in=final).count()
+            if pending == 0:
+                break
+            time.sleep(0.5)
+        failed = list(
+            Upload.objects.filter(pk__in=ids, status=Upload.Status.FAILED).values_list("pk", "error")
+        )
+        pending = Upload.objects.filter(pk__in=ids).exclude(status__in=final).count()
+        for pk, error in failed:
+            self.stderr.write(f"upload {pk} failed: {error}")
+        if pending:
+            self.stderr.write(f"{pending} demo upload(s) still being processed")
+        else:
+            self.stdout.write("demo campaign stored")

@@ -1,0 +1,22 @@
+"""Domain models, one module per resource."""
+
+from webapp.core.models.campaigns import DIMENSIONS, Campaign, Scenario
+from webapp.core.models.hosts import Host, Run, RunStep
+from webapp.core.models.ops import WorkerHeartbeat
+from webapp.core.models.tenancy import Membership, Project
+from webapp.core.models.tokens import AgentToken
+from webapp.core.models.uploads import Upload
+
+__all__ = [
+    "DIMENSIONS",
+    "AgentToken",
+    "Campaign",
+    "Host",
+    "Membership",
+    "Project",
+    "Run",
+    "RunStep",
+    "Scenario",
+    "Upload",
+    "WorkerHeartbeat",
+]

@@ -1,0 +1,1 @@
+"""The dashboard: server-rendered pages that draw charts from the v1 API."""

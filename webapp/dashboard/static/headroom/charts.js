@@ -1,0 +1,523 @@
+/**
+ * Headroom dashboard helpers: charts, CSV/PNG downloads and sortable tables.
+ *
+ * Plain ES2019 with no build step. Load the vendored builds first, in this
+ * order (see frontend/vendor.json):
+ *
+ *   vendor/chart.umd.min.js
+ *   vendor/hammer.min.js                           (touch gestures for zoom)
+ *   vendor/chartjs-plugin-zoom.min.js
+ *   vendor/chartjs-adapter-date-fns.bundle.min.js  (only for xType "time")
+ *   vendor/chartjs-plugin-annotation.min.js        (only for thresholds)
+ *   headroom/charts.js
+ *
+ * The plugins register themselves; a missing optional plugin only turns its
+ * feature off. Loading this file sets Chart.defaults' font to the page's
+ * system font stack. Everything is exposed on the global `Headroom`:
+ *
+ *   Headroom.lineChart(canvas, options)    -> Chart
+ *   Headroom.barChart(canvas, options)     -> Chart
+ *   Headroom.scatterChart(canvas, options) -> Chart
+ *   Headroom.downloadCsv(filename, columns, rows)
+ *   Headroom.downloadPng(chart, filename)
+ *   Headroom.sortableTables(root)
+ *
+ * Chart options (all optional except datasets):
+ *   datasets   Chart.js datasets; colours from a colour-blind-safe palette are
+ *              filled in where a dataset sets none.
+ *   labels     category labels (line and bar charts).
+ *   xLabel, yLabel  axis titles.
+ *   threshold  a number, {value, label, color, dash}, or an array of these:
+ *              drawn as lines across the value axis (needs the annotation plugin).
+ *   xType, yType  scale types: "linear", "logarithmic", "time", "category".
+ *   zoom       true by default for line and scatter charts: drag a box to
+ *              zoom, shift-drag to pan, ctrl-wheel or pinch to zoom,
+ *              double-click to reset (needs the zoom plugin).
+ *   stacked, horizontal  bar charts only.
+ *   options    extra Chart.js options, deep-merged last.
+ */
+(function (global) {
+  "use strict";
+
+  // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+  const PALETTE = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00",
+    "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+  ];
+  const THRESHOLD_COLOR = "#C62828";
+  // The same system font stack and text colour as headroom.css.
+  const FONT_FAMILY =
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
+  const TEXT_COLOR = "#1f2328";
+
+  if (typeof global.Chart === "function") {
+    global.Chart.defaults.font.family = FONT_FAMILY;
+    global.Chart.defaults.color = TEXT_COLOR;
+  }
+
+  function requireChart() {
+    if (typeof global.Chart !== "function") {
+      throw new Error("Headroom: load vendor/chart.umd.min.js before headroom/charts.js");
+    }
+    return global.Chart;
+  }
+
+  function hasPlugin(id) {
+    const Chart = requireChart();
+    try {
+      return Boolean(Chart.registry.getPlugin(id));
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function resolveCanvas(canvas) {
+    const element = typeof canvas === "string" ? document.getElementById(canvas) : canvas;
+    if (!element || element.tagName !== "CANVAS") {
+      throw new Error("Headroom: expected a <canvas> element or its id, got " + String(canvas));
+    }
+    return element;
+  }
+
+  function withAlpha(hex, alpha) {
+    const value = parseInt(hex.slice(1), 16);
+    return "rgba(" + ((value >> 16) & 255) + "," + ((value >> 8) & 255) + "," + (value & 255) + "," + alpha + ")";
+  }
+
+  function colourDatasets(datasets, fillAlpha) {
+    return (datasets || []).map(function (dataset, index) {
+      const colour = PALETTE[index % PALETTE.length];
+      return Object.assign(
+        {
+          borderColor: colour,
+          backgroundColor: fillAlpha === 1 ? colour : withAlpha(colour, fillAlpha),
+        },
+        dataset
+      );
+    });
+  }
+
+  function axisTitle(text) {
+    return text ? { display: true, text: String(text) } : { display: false };
+  }
+
+  function scale(type, title, extra) {
+    const result = Object.assign({ title: axisTitle(title) }, extra || {});
+    if (type) {
+      result.type = type;
+    }
+    return result;
+  }
+
+  function thresholdAnnotations(threshold, scaleID) {
+    if (threshold === undefined || threshold === null) {
+      return {};
+    }
+    const list = Array.isArray(threshold) ? threshold : [threshold];
+    const annotations = {};
+    list.forEach(function (item, index) {
+      const spec = typeof item === "number" ? { value: item } : item;
+      const colour = spec.color || THRESHOLD_COLOR;
+      annotations["threshold" + index] = {
+        type: "line",
+        scaleID: spec.axis || scaleID,
+        value: spec.value,
+        borderColor: colour,
+        borderWidth: 2,
+        borderDash: spec.dash === false ? [] : spec.dash || [6, 4],
+        label: {
+          display: Boolean(spec.label),
+          content: spec.label ? String(spec.label) : "",
+          position: "end",
+          backgroundColor: colour,
+          color: "#ffffff",
+          font: { size: 11 },
+        },
+      };
+    });
+    return annotations;
+  }
+
+  function zoomOptions(axis) {
+    return {
+      // Keep panning and zooming within the data that was drawn.
+      limits: { x: { min: "original", max: "original" }, y: { min: "original", max: "original" } },
+      pan: { enabled: true, mode: axis, modifierKey: "shift" },
+      zoom: {
+        mode: axis,
+        wheel: { enabled: true, modifierKey: "ctrl" },
+        pinch: { enabled: true },
+        drag: {
+          enabled: true,
+          backgroundColor: "rgba(0,114,178,0.12)",
+          borderColor: "rgba(0,114,178,0.6)",
+          borderWidth: 1,
+        },
+      },
+    };
+  }
+
+  function makeChart(canvas, type, options, config) {
+    const Chart = requireChart();
+    const element = resolveCanvas(canvas);
+    // Re-rendering into the same canvas otherwise throws "Canvas is already in use".
+    const previous = Chart.getChart(element);
+    if (previous) {
+      previous.destroy();
+    }
+    const interaction = { mode: config.tooltipMode, axis: config.tooltipAxis || "xy", intersect: false };
+    const plugins = {
+      legend: { display: (config.data.datasets || []).length > 1, position: "bottom" },
+      tooltip: Object.assign({}, interaction),
+    };
+    if (hasPlugin("annotation")) {
+      plugins.annotation = { annotations: thresholdAnnotations(options.threshold, config.valueAxis) };
+    } else if (options.threshold !== undefined && options.threshold !== null) {
+      console.warn("Headroom: threshold ignored; load vendor/chartjs-plugin-annotation.min.js");
+    }
+    const zoom = options.zoom === undefined ? config.zoomByDefault : options.zoom;
+    if (zoom && hasPlugin("zoom")) {
+      plugins.zoom = zoomOptions(config.zoomAxis || "xy");
+    }
+    let chartOptions = {
+      responsive: true,
+      maintainAspectRatio: false,
+      // Dashboards redraw often and are screenshotted; animation only costs time.
+      animation: false,
+      normalized: true,
+      interaction: interaction,
+      scales: config.scales,
+      plugins: plugins,
+    };
+    if (config.indexAxis) {
+      chartOptions.indexAxis = config.indexAxis;
+    }
+    if (options.options) {
+      chartOptions = Chart.helpers.merge(chartOptions, options.options);
+    }
+    const chart = new Chart(element, { type: type, data: config.data, options: chartOptions });
+    if (plugins.zoom) {
+      element.addEventListener("dblclick", function () {
+        chart.resetZoom();
+      });
+    }
+    return chart;
+  }
+
+  /**
+   * A line chart. Points are numbers (with `labels`) or {x, y} objects.
+   * @param {HTMLCanvasElement|string} canvas
+   * @param {Object} options see the file header
+   * @returns {Chart}
+   */
+  function lineChart(canvas, options) {
+    const opts = options || {};
+    const xType = opts.xType || (opts.labels ? "category" : "linear");
+    const datasets = colourDatasets(opts.datasets, 0.15).map(function (dataset) {
+      return Object.assign({ pointRadius: 2, borderWidth: 2, tension: 0 }, dataset);
+    });
+    return makeChart(canvas, "line", opts, {
+      data: { labels: opts.labels, datasets: datasets },
+      scales: { x: scale(xType, opts.xLabel), y: scale(opts.yType, opts.yLabel) },
+      valueAxis: "y",
+      zoomByDefault: true,
+      zoomAxis: "x",
+      // Category lines share their x values; numeric ones need not.
+      tooltipMode: opts.labels ? "index" : "nearest",
+      tooltipAxis: "x",
+    });
+  }
+
+  /**
+   * A bar chart over `labels`; `stacked` stacks the datasets and
+   * `horizontal` lays the bars along the x axis.
+   * @param {HTMLCanvasElement|string} canvas
+   * @param {Object} options see the file header
+   * @returns {Chart}
+   */
+  function barChart(canvas, options) {
+    const opts = options || {};
+    const horizontal = Boolean(opts.horizontal);
+    const stacked = Boolean(opts.stacked);
+    const category = scale(opts.xType || "category", horizontal ? opts.yLabel : opts.xLabel, { stacked: stacked });
+    const value = scale(opts.yType, horizontal ? opts.xLabel : opts.yLabel, { stacked: stacked, beginAtZero: true });
+    return makeChart(canvas, "bar", opts, {
+      data: { labels: opts.labels, datasets: colourDatasets(opts.datasets, 0.85) },
+      // xLabel/yLabel name the axis as drawn; the value axis swaps when horizontal.
+      scales: horizontal ? { x: value, y: category } : { x: category, y: value },
+      indexAxis: horizontal ? "y" : "x",
+      valueAxis: horizontal ? "x" : "y",
+      zoomByDefault: false,
+      zoomAxis: horizontal ? "y" : "x",
+      tooltipMode: "index",
+      tooltipAxis: horizontal ? "y" : "x",
+    });
+  }
+
+  /**
+   * A scatter chart of {x, y} points. A point's own `label` property, when
+   * present, is shown in its tooltip.
+   * @param {HTMLCanvasElement|string} canvas
+   * @param {Object} options see the file header
+   * @returns {Chart}
+   */
+  function scatterChart(canvas, options) {
+    const opts = options || {};
+    const datasets = colourDatasets(opts.datasets, 0.6).map(function (dataset) {
+      return Object.assign({ pointRadius: 3, pointHoverRadius: 5 }, dataset);
+    });
+    const userOptions = opts.options || {};
+    const tooltipLabel = {
+      plugins: {
+        tooltip: {
+          callbacks: {
+            label: function (context) {
+              const raw = context.raw || {};
+              const name = raw.label || context.dataset.label || "";
+              const point = "(" + context.formattedValue + ")";
+              return name ? name + ": " + point : point;
+            },
+          },
+        },
+      },
+    };
+    const merged = Object.assign({}, opts, { options: requireChart().helpers.merge(tooltipLabel, userOptions) });
+    return makeChart(canvas, "scatter", merged, {
+      data: { datasets: datasets },
+      scales: { x: scale(opts.xType || "linear", opts.xLabel), y: scale(opts.yType, opts.yLabel) },
+      valueAxis: "y",
+      zoomByDefault: true,
+      zoomAxis: "xy",
+      tooltipMode: "nearest",
+    });
+  }
+
+  function triggerDownload(blob, filename) {
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = filename;
+    link.style.display = "none";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    // Revoking at once can cancel the download in some browsers.
+    setTimeout(function () {
+      URL.revokeObjectURL(url);
+    }, 1000);
+  }
+
+  const FORMULA_START = /^[=+\-@\t\r]/;
+  const PLAIN_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+  function csvCell(value) {
+    if (value === null || value === undefined) {
+      return "";
+    }
+    let text = value instanceof Date ? value.toISOString() : String(value);
+    // A spreadsheet would run "=..." as a formula; negative numbers stay numbers.
+    if (typeof value === "string" && FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) {
+      text = "'" + text;
+    }
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+
+  /**
+   * Build RFC 4180 CSV text (CRLF line ends, no byte-order mark).
+   * `columns` are header strings or {key, label} objects; each row is an
+   * array in column order or an object read by column key (the header
+   * string doubles as the key).
+   * @param {Array<string|{key: string, label: string}>} columns
+   * @param {Array<Array|Object>} rows
+   * @returns {string}
+   */
+  function toCsv(columns, rows) {
+    const specs = columns.map(function (column) {
+      return typeof column === "string" ? { key: column, label: column } : column;
+    });
+    const lines = [specs.map(function (spec) { return csvCell(spec.label || spec.key); }).join(",")];
+    (rows || []).forEach(function (row) {
+      const cells = specs.map(function (spec, index) {
+        return csvCell(Array.isArray(row) ? row[index] : row[spec.key]);
+      });
+      lines.push(cells.join(","));
+    });
+    return lines.join("\r\n") + "\r\n";
+  }
+
+  /**
+   * Download `rows` as a CSV file; see toCsv for the shapes accepted.
+   * @param {string} filename
+   * @param {Array<string|{key: string, label: string}>} columns
+   * @param {Array<Array|Object>} rows
+   */
+  function downloadCsv(filename, columns, rows) {
+    const blob = new Blob([toCsv(columns, rows)], { type: "text/csv;charset=utf-8" });
+    triggerDownload(blob, /\.csv$/i.test(filename) ? filename : filename + ".csv");
+  }
+
+  /**
+   * Download a chart as a PNG on a white background (Chart.js canvases are
+   * transparent, which renders black in some viewers), at the canvas's
+   * device-pixel resolution.
+   * @param {Chart} chart
+   * @param {string} [filename="chart.png"]
+   */
+  function downloadPng(chart, filename) {
+    const source = chart.canvas;
+    const flat = document.createElement("canvas");
+    flat.width = source.width;
+    flat.height = source.height;
+    const context = flat.getContext("2d");
+    context.fillStyle = "#ffffff";
+    context.fillRect(0, 0, flat.width, flat.height);
+    context.drawImage(source, 0, 0);
+    const name = filename || "chart.png";
+    flat.toBlob(function (blob) {
+      if (!blob) {
+        throw new Error("Headroom: the browser could not encode the chart as PNG");
+      }
+      triggerDownload(blob, /\.png$/i.test(name) ? name : name + ".png");
+    }, "image/png");
+  }
+
+  const COLLATOR = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  // A number, optionally with thousands separators and a unit: "1,234.5 ms", "-3%", "2e6 B/s".
+  const NUMERIC_CELL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*([%a-zA-Zµμ°/][^\d]*)?$/;
+
+  /**
+   * The number a table cell shows, or null when it is not numeric.
+   * @param {string} text
+   * @returns {number|null}
+   */
+  function parseNumber(text) {
+    const compact = text.trim().replace(/\u2212/g, "-").replace(/(\d)[,_\s\u202f\u00a0](?=\d{3}\b)/g, "$1");
+    if (!NUMERIC_CELL.test(compact)) {
+      return null;
+    }
+    const value = parseFloat(compact);
+    return Number.isFinite(value) ? value : null;
+  }
+
+  function cellText(row, index) {
+    const cell = row.cells[index];
+    if (!cell) {
+      return "";
+    }
+    const explicit = cell.getAttribute("data-sort-value");
+    return (explicit !== null ? explicit : cell.textContent || "").trim();
+  }
+
+  function sortTable(table, header, index, direction) {
+    const bodies = Array.prototype.slice.call(table.tBodies);
+    const rowsPerBody = bodies.map(function (body) {
+      return Array.prototype.slice.call(body.rows);
+    });
+    const texts = [];
+    rowsPerBody.forEach(function (rows) {
+      rows.forEach(function (row) {
+        texts.push(cellText(row, index));
+      });
+    });
+    // One rule per column: numeric only when every filled cell is a number.
+    const numeric = texts.some(Boolean) && texts.every(function (text) {
+      return text === "" || parseNumber(text) !== null;
+    });
+    const sign = direction === "ascending" ? 1 : -1;
+    rowsPerBody.forEach(function (rows, bodyIndex) {
+      const keyed = rows.map(function (row) {
+        const text = cellText(row, index);
+        return { row: row, text: text, number: numeric && text !== "" ? parseNumber(text) : null };
+      });
+      keyed.sort(function (a, b) {
+        // Empty cells stay at the bottom in both directions.
+        if (a.text === "" || b.text === "") {
+          return Number(a.text === "") - Number(b.text === "");
+        }
+        const order = numeric ? a.number - b.number : COLLATOR.compare(a.text, b.text);
+        return sign * order;
+      });
+      const fragment = document.createDocumentFragment();
+      keyed.forEach(function (item) {
+        fragment.appendChild(item.row);
+      });
+      bodies[bodyIndex].appendChild(fragment);
+    });
+    Array.prototype.forEach.call(table.tHead.querySelectorAll("th"), function (th) {
+      if (th === header) {
+        th.setAttribute("aria-sort", direction);
+      } else {
+        th.removeAttribute("aria-sort");
+      }
+    });
+  }
+
+  /**
+   * Make every <table class="sortable"> under `root` sortable by clicking a
+   * column header in its <thead>: the first click sorts ascending (or
+   * descending when the header has data-sort-default="desc"), the next
+   * toggles. Numbers (with units or thousands separators) sort by value;
+   * units are not converted, so give "12 MB"/"87 KB" cells a data-sort-value.
+   * Text sorts naturally ("run 2" before "run 10"), empty cells last.
+   * A cell's data-sort-value overrides its text; headers with
+   * data-sort="none" stay inert. The sorted header gets aria-sort. Calling
+   * this again on the same tables is harmless.
+   * @param {ParentNode} [root=document]
+   */
+  function sortableTables(root) {
+    const scope = root || document;
+    const tables = Array.prototype.slice.call(scope.querySelectorAll("table.sortable"));
+    if (scope.matches && scope.matches("table.sortable")) {
+      tables.push(scope);
+    }
+    tables.forEach(function (table) {
+      if (table.hasAttribute("data-sortable-ready") || !table.tHead || !table.tHead.rows.length) {
+        return;
+      }
+      table.setAttribute("data-sortable-ready", "");
+      const headerRow = table.tHead.rows[table.tHead.rows.length - 1];
+      Array.prototype.forEach.call(headerRow.cells, function (th, index) {
+        if (th.getAttribute("data-sort") === "none") {
+          return;
+        }
+        // A button makes the header reachable and operable from the keyboard.
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "sort-header";
+        while (th.firstChild) {
+          button.appendChild(th.firstChild);
+        }
+        th.appendChild(button);
+        button.addEventListener("click", function () {
+          const current = th.getAttribute("aria-sort");
+          let direction;
+          if (current === "ascending") {
+            direction = "descending";
+          } else if (current === "descending") {
+            direction = "ascending";
+          } else {
+            direction = th.getAttribute("data-sort-default") === "desc" ? "descending" : "ascending";
+          }
+          sortTable(table, th, index, direction);
+        });
+      });
+    });
+  }
+
+  const Headroom = {
+    PALETTE: PALETTE,
+    lineChart: lineChart,
+    barChart: barChart,
+    scatterChart: scatterChart,
+    downloadCsv: downloadCsv,
+    downloadPng: downloadPng,
+    sortableTables: sortableTables,
+    toCsv: toCsv,
+    parseNumber: parseNumber,
+  };
+
+  global.Headroom = Headroom;
+  if (typeof module === "object" && module.exports) {
+    module.exports = Headroom;
+  }
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,214 @@
+"""Headroom's one settings module, read from the environment only.
+
+Every variable is listed in ``docker/.env.example`` and in the README's
+configuration table. Bad values stop the process at start-up (``webapp.env``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from kombu import Queue
+
+from webapp.env import (
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_secret,
+    env_size,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("HEADROOM_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_secret("SECRET_KEY", "insecure-development-key-change-me" if DEBUG else None)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "webapp.core",
+    "webapp.timeseries",
+    "webapp.api",
+    "webapp.dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "webapp.api.gzip_request.GzipRequestMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webapp.urls"
+WSGI_APPLICATION = "webapp.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/headroom"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+}
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+    "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
+)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/admin/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES: dict[str, dict[str, Any]] = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG
+
+# --- Raw upload store -------------------------------------------------------
+# Raw bytes are written before anything else and kept, so any upload can be
+# re-parsed after a parser fix. Filesystem by default; S3-compatible storage
+# (MinIO, AWS) when HEADROOM_RAW_STORAGE=s3.
+RAW_STORAGE = env_choice("HEADROOM_RAW_STORAGE", "filesystem", ("filesystem", "s3"))
+RAW_DIR = Path(env_str("HEADROOM_RAW_DIR", str(VAR_DIR / "raw")))
+if RAW_STORAGE == "s3":
+    STORAGES["raw"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env_str("HEADROOM_S3_BUCKET", "headroom-raw"),
+            "endpoint_url": env_str("HEADROOM_S3_ENDPOINT_URL", "") or None,
+            "access_key": env_secret("HEADROOM_S3_ACCESS_KEY", ""),
+            "secret_key": env_secret("HEADROOM_S3_SECRET_KEY", ""),
+            "region_name": env_str("HEADROOM_S3_REGION", "") or None,
+            "file_overwrite": False,
+        },
+    }
+else:
+    STORAGES["raw"] = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(RAW_DIR), "file_permissions_mode": 0o640},
+    }
+
+# --- Limits ------------------------------------------------------------------
+MAX_UPLOAD_SIZE = env_size("HEADROOM_MAX_UPLOAD_SIZE", 1024**3)
+MAX_DECOMPRESSED_SIZE = env_size("HEADROOM_MAX_DECOMPRESSED_SIZE", 4 * 1024**3)
+MAX_COLUMNS = env_int("HEADROOM_MAX_COLUMNS", 20_000, minimum=1)
+MAX_LINE_BYTES = env_size("HEADROOM_MAX_LINE_BYTES", 16 * 1024**2)
+MAX_BATCH_ITEMS = env_int("HEADROOM_MAX_BATCH_ITEMS", 100_000, minimum=1)
+# Django buffers request bodies above this to a temporary file, never in memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1024**2
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_size("HEADROOM_MAX_JSON_BODY", 32 * 1024**2)
+FILE_UPLOAD_TEMP_DIR = env_str("HEADROOM_UPLOAD_TMP_DIR", "") or None
+
+# --- Time-series storage (see webapp/timeseries/backend.py) -------------------
+TIMESCALE = env_choice("HEADROOM_TIMESCALE", "auto", ("auto", "on", "off"))
+TIMESCALE_CHUNK_INTERVAL_DAYS = env_int("HEADROOM_CHUNK_INTERVAL_DAYS", 7, minimum=1)
+TIMESCALE_COMPRESS_AFTER_DAYS = env_int("HEADROOM_COMPRESS_AFTER_DAYS", 30, minimum=0)
+TIMESCALE_RETENTION_DAYS = env_int("HEADROOM_RETENTION_DAYS", 0, minimum=0)  # 0 keeps data forever
+
+# --- Celery (the app file workers/celery.py stays tiny) -----------------------
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _folder = str(VAR_DIR / "broker")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": _folder,
+        "data_folder_out": _folder,
+        "processed_folder": str(VAR_DIR / "broker-processed"),
+        "store_processed": False,
+    }
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# The API must answer fast when the broker is down: the upload stays
+# 'received' and the sweeper queues it later.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("HEADROOM_TASK_SOFT_TIME_LIMIT", 1800, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("HEADROOM_TASK_TIME_LIMIT", 1900, minimum=1)
+CELERY_TASK_DEFAULT_QUEUE = "ingest"
+CELERY_TASK_QUEUES = (Queue("ingest"), Queue("maintenance"))
+CELERY_TASK_ROUTES = {
+    "workers.tasks.ingest_upload": {"queue": "ingest"},
+    "workers.tasks.refresh_rollups": {"queue": "maintenance"},
+    "workers.tasks.sweep_uploads": {"queue": "maintenance"},
+}
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "refresh-rollups": {"task": "workers.tasks.refresh_rollups", "schedule": 60.0},
+    "sweep-uploads": {"task": "workers.tasks.sweep_uploads", "schedule": 60.0},
+}
+WORKER_HEARTBEAT_SECONDS = env_int("HEADROOM_WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
+WORKER_STALE_SECONDS = env_int("HEADROOM_WORKER_STALE_SECONDS", 60, minimum=1)
+INGEST_MAX_RETRIES = env_int("HEADROOM_INGEST_MAX_RETRIES", 8, minimum=0)
+
+# --- Logging -----------------------------------------------------------------
+LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- Production hardening -----------------------------------------------------
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("HEADROOM_BEHIND_TLS_PROXY", False) else None
+)
+SESSION_COOKIE_SECURE = env_bool("HEADROOM_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"

@@ -1,0 +1,112 @@
+"""Time-series tables.
+
+* ``CounterSeries`` -- the series dictionary ``(host, object, instance, counter)``;
+* ``CounterSample`` -- ``(time, series, value)``, keyed ``(series, time)`` so a
+  trace or a load-step window is one index range scan;
+* ``Measurement`` -- scalar results ``(time, run, metric, value, unit, repetition)``;
+* ``CounterRollup`` -- one-minute rollups (a continuous aggregate on
+  TimescaleDB, a table kept current by a worker task otherwise; see
+  ``backend``).
+
+The sample and measurement tables carry the id of the upload that produced
+each row so re-running an upload replaces exactly its rows. Their references
+are not enforced by the database (``db_constraint=False``): per-row foreign
+key checks would halve COPY speed, and the loader is the only writer.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from webapp.core.models import Host, Run, Upload
+
+
+class CounterSeries(models.Model):
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="series")
+    object = models.CharField(max_length=255)
+    instance = models.CharField(max_length=255, blank=True)
+    counter = models.CharField(max_length=255)
+    source_path = models.TextField(
+        blank=True, help_text="the column as the file spelled it (maybe localised)"
+    )
+
+    class Meta:
+        verbose_name_plural = "counter series"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["host", "object", "instance", "counter"], name="series_unique_path"
+            )
+        ]
+        indexes = [models.Index(fields=["object", "counter"], name="series_object_counter")]
+
+    def __str__(self) -> str:
+        instance = f"({self.instance})" if self.instance else ""
+        return f"\\\\{self.host.name}\\{self.object}{instance}\\{self.counter}"
+
+
+class CounterSample(models.Model):
+    pk = models.CompositePrimaryKey("series_id", "time")
+    time = models.DateTimeField()
+    series = models.ForeignKey(
+        CounterSeries, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    value = models.FloatField()
+    upload = models.ForeignKey(
+        Upload, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+
+    class Meta:
+        db_table = "counter_sample"
+        indexes = [models.Index(fields=["upload"], name="sample_upload")]
+
+
+class Measurement(models.Model):
+    pk = models.CompositePrimaryKey("run_id", "metric", "subject", "repetition", "time")
+    time = models.DateTimeField()
+    run = models.ForeignKey(
+        Run, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    metric = models.CharField(max_length=200)
+    subject = models.CharField(max_length=255, blank=True, default="")
+    value = models.FloatField()
+    unit = models.CharField(max_length=32, blank=True)
+    repetition = models.PositiveIntegerField(default=1)
+    upload = models.ForeignKey(
+        Upload, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+
+    class Meta:
+        db_table = "measurement"
+        indexes = [
+            models.Index(fields=["upload"], name="measurement_upload"),
+            models.Index(fields=["metric", "run"], name="measurement_metric_run"),
+        ]
+
+
+class CounterRollup(models.Model):
+    """Read-only view of the one-minute rollup (created by migration 0002)."""
+
+    pk = models.CompositePrimaryKey("series_id", "bucket")
+    series = models.ForeignKey(
+        CounterSeries, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    bucket = models.DateTimeField()
+    n = models.BigIntegerField()
+    total = models.FloatField()
+    minimum = models.FloatField()
+    maximum = models.FloatField()
+
+    class Meta:
+        managed = False
+        db_table = "counter_rollup_1m"
+
+
+class RollupDirty(models.Model):
+    """A time range whose rollups must be recomputed (written by the loader)."""
+
+    start = models.DateTimeField()
+    end = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "rollup_dirty"

@@ -1,0 +1,91 @@
+"""Running the pipeline for one upload: claim -> stages -> outcome.
+
+A worker claims an upload with a conditional update that must change exactly
+one row: ``received``/``queued`` uploads, or one already ``parsing`` under
+this same task id (a redelivery after a worker crash, or a retry, which keeps
+its task id). Anything else -- stored, failed, or claimed by another task --
+is left alone and the task exits quietly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import BinaryIO
+
+from django.conf import settings
+from django.db.models import F, Q
+from django.utils import timezone
+
+from webapp.core import rawstore
+from webapp.core.models import Upload
+from workers.pipeline.decode import decode, decode_error
+from workers.pipeline.errors import ParseError
+from workers.pipeline.load import LoadResult, load
+from workers.pipeline.registry import ParseContext, detect_parser, get_parser
+from workers.pipeline.validate import validate
+
+log = logging.getLogger(__name__)
+
+
+def claim(upload_id: int, task_id: str) -> Upload | None:
+    claimable = Q(status__in=[Upload.Status.RECEIVED, Upload.Status.QUEUED]) | Q(
+        status=Upload.Status.PARSING, claimed_by=task_id
+    )
+    changed = Upload.objects.filter(claimable, pk=upload_id).update(
+        status=Upload.Status.PARSING,
+        claimed_by=task_id,
+        started_at=timezone.now(),
+        attempts=F("attempts") + 1,
+    )
+    if changed != 1:
+        return None
+    return Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(pk=upload_id)
+
+
+def context_for(upload: Upload) -> ParseContext:
+    return ParseContext(
+        filename=upload.filename,
+        timezone=upload.timezone or None,
+        host=upload.host.name if upload.host else "",
+        max_line_bytes=settings.MAX_LINE_BYTES,
+        max_columns=settings.MAX_COLUMNS,
+        extra={str(k): str(v) for k, v in (upload.extra or {}).items()},
+    )
+
+
+def run_pipeline(upload: Upload, opener: Callable[[], BinaryIO] | None = None) -> LoadResult:
+    """detect -> decode -> parse -> validate -> normalise/load. Raises ParseError on bad input."""
+    open_raw = opener or (lambda: rawstore.open_raw(upload.storage_key))
+    decoded = decode(open_raw)
+    if upload.kind and upload.kind != "auto":
+        parser = get_parser(upload.kind)
+    else:
+        parser = detect_parser(decoded.head_bytes, decoded.head_text)
+    context = context_for(upload)
+    try:
+        parsed = parser.parse(open_raw if parser.binary else decoded, context)
+        parsed = validate(parsed, max_columns=settings.MAX_COLUMNS)
+        return load(upload, parsed, encoding="" if parser.binary else decoded.encoding)
+    except UnicodeDecodeError as exc:
+        raise decode_error(exc, decoded.encoding, parser.name) from None
+    except ParseError as exc:
+        exc.parser = exc.parser or parser.name
+        raise
+
+
+def fail(upload_id: int, error: ParseError | str) -> None:
+    """Record a final failure with a human message."""
+    details = (
+        error.as_dict()
+        if isinstance(error, ParseError)
+        else {"message": error, "line": None, "column": None, "parser": None}
+    )
+    Upload.objects.filter(pk=upload_id).update(
+        status=Upload.Status.FAILED, error=details, finished_at=timezone.now(), rows=0
+    )
+
+
+def release(upload_id: int) -> None:
+    """Give a claimed upload back to the queue (before a retry)."""
+    Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(status=Upload.Status.QUEUED)

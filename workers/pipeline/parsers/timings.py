@@ -1,0 +1,743 @@
+"""Timing results: logon, application launch, copies, folder-redirection syncs.
+
+A timing is one row ``{name, started_at, duration_ms, repetition, scenario,
+host}``. Accepted layouts, recognised from content:
+
+* **JSON** -- a list of row objects; an object ``{"timings": [...]}`` whose
+  optional top-level ``scenario`` and ``host`` are defaults for rows without
+  their own; one row object; or **JSON Lines** (one row object per line, or
+  any whitespace-separated sequence of row objects).
+* **CSV** -- a header holding at least ``name,started_at,duration_ms``
+  (optional ``repetition``, ``host``, ``scenario``, ``unit``, ``subject``,
+  ``tags``; any other column is ignored). The delimiter is ``,``, ``;`` or a
+  tab, whichever splits the header into those names. ``scenario`` is a JSON
+  object or ``k=v;k=v``; extra columns ``scenario.<key>`` add dimensions.
+  ``unit`` (``ms`` default, ``us``, ``s``, ``min``, ``h``) says what unit the
+  ``duration_ms`` cell is in, for tools that log seconds; values are stored
+  in milliseconds. A row's ``column`` in errors is the 1-based field number,
+  as a spreadsheet counts columns.
+* **PowerShell Measure-Command** output -- the ``Days : 0 ... TotalMilliseconds
+  : 1234.5678`` list, once or several times (a loop), or the one-column
+  ``TotalMilliseconds`` table of ``... | Select-Object TotalMilliseconds``.
+  Block *k* becomes repetition *k* of the timing named by the upload's
+  ``name`` (default ``"command"``). The output holds no clock time, so the
+  upload must pass ``started_at``; without it the file is rejected rather
+  than stamped with an invented time. Blocks are taken to have run back to
+  back (as a loop runs them): block *k* starts at ``started_at`` plus the
+  durations of blocks 1..k-1.
+
+Timestamps are ISO 8601; one without an offset is read in the upload's
+``timezone`` and rejected when there is none. ``tags`` are accepted for
+compatibility with agents that send them, but not stored: dimensions belong
+in ``scenario``. Every row is validated before anything is returned, so a bad
+row fails the whole file and never leaves partial rows behind.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from typing import Any, ClassVar, TextIO
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from workers.pipeline.decode import Decoded, Opener, decode, decode_error
+from workers.pipeline.errors import ParseError
+from workers.pipeline.records import Measurement, Parsed
+from workers.pipeline.registry import ParseContext, register
+
+PARSER = "timings"
+REQUIRED = ("name", "started_at", "duration_ms")
+# A timings document is read whole (JSON needs it); beyond this it is refused
+# with a message instead of exhausting the worker's memory.
+MAX_TEXT_CHARS = 256 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+UNITS_TO_MS: Mapping[str, float] = {
+    "ms": 1.0,
+    "us": 0.001,
+    "µs": 0.001,
+    "s": 1000.0,
+    "sec": 1000.0,
+    "min": 60_000.0,
+    "h": 3_600_000.0,
+}
+TIMESPAN_KEYS = frozenset(
+    (
+        "days",
+        "hours",
+        "minutes",
+        "seconds",
+        "milliseconds",
+        "ticks",
+        "totaldays",
+        "totalhours",
+        "totalminutes",
+        "totalseconds",
+        "totalmilliseconds",
+    )
+)
+_WS = re.compile(r"[ \t\r\n]*")
+_KEY_VALUE = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*?)\s*$")
+_MC_LIST = re.compile(r"^\s*Days\s*:\s*\d+\s*$.*^\s*TotalMilliseconds\s*:", re.MULTILINE | re.DOTALL)
+_MC_TABLE = re.compile(r"^\s*TotalMilliseconds\s*\r?\n\s*-{3,}\s*$", re.MULTILINE)
+_NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
+_RULE = re.compile(r"^\s*-{3,}\s*$")
+
+
+@register
+class TimingsParser:
+    """Timing rows from JSON, JSON Lines, CSV or Measure-Command output."""
+
+    name: ClassVar[str] = PARSER
+    binary: ClassVar[bool] = False
+
+    def detect(self, head_bytes: bytes, head_text: str) -> int:
+        text = head_text.lstrip("\ufeff \t\r\n")
+        if text.startswith(("[", "{")):
+            row = _first_json_row(text)
+            return 90 if row is not None and all(key in row for key in REQUIRED) else 0
+        if _looks_like_measure_command(text):
+            return 80
+        header = _csv_header(text)
+        return 90 if header is not None else 0
+
+    def parse(self, source: Decoded | Opener, context: ParseContext) -> Parsed:
+        decoded = source if isinstance(source, Decoded) else decode(source)
+        head = decoded.head_text.lstrip("\ufeff \t\r\n")
+        clock = _Clock(context.timezone)
+        try:
+            with decoded.open_text() as stream:
+                if head.startswith(("[", "{")):
+                    measurements = _parse_json(_read_all(stream), clock)
+                elif _looks_like_measure_command(head):
+                    measurements = _parse_measure_command(_read_all(stream), context, clock)
+                else:
+                    measurements = _parse_csv(stream, clock)
+        except UnicodeDecodeError as exc:
+            raise decode_error(exc, decoded.encoding, PARSER) from None
+        if not measurements:
+            raise ParseError("the file holds no timing rows", line=1, parser=PARSER)
+        return Parsed(parser=PARSER, tool="timing", measurements=measurements)
+
+
+def _read_all(stream: TextIO) -> str:
+    text = stream.read(MAX_TEXT_CHARS + 1)
+    if len(text) > MAX_TEXT_CHARS:
+        raise ParseError(
+            f"timings file is larger than {MAX_TEXT_CHARS // (1024 * 1024)} MiB of text; split it into several uploads",
+            parser=PARSER,
+        )
+    return text
+
+
+def _skip_ws(text: str, index: int) -> int:
+    match = _WS.match(text, index)
+    return match.end() if match else index
+
+
+def _error(message: str, line: int | None = None, column: int | None = None) -> ParseError:
+    return ParseError(message, line=line, column=column, parser=PARSER)
+
+
+def _show(value: Any) -> str:
+    """A short rendering of a bad value for an error message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --------------------------------------------------------------------------
+# Rows: the checks every layout shares
+
+
+@dataclass(frozen=True)
+class _Field:
+    """One value of a row and where it sits. ``text`` is True for CSV cells."""
+
+    value: Any
+    line: int
+    column: int | None
+    text: bool = False
+
+
+class _Clock:
+    """Turns ISO 8601 text into UTC, reading naive times in the upload's zone."""
+
+    def __init__(self, zone_name: str | None) -> None:
+        self.zone_name = zone_name
+
+    @cached_property
+    def zone(self) -> ZoneInfo | None:
+        if not self.zone_name:
+            return None
+        try:
+            return ZoneInfo(self.zone_name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise _error(
+                f"unknown timezone {self.zone_name!r}; expected an IANA name such as 'Europe/London'"
+            ) from None
+
+    def utc(self, text: str, where: str, line: int | None, column: int | None) -> datetime:
+        try:
+            moment = datetime.fromisoformat(text.strip())
+        except ValueError:
+            raise _error(
+                f"{where} must be an ISO 8601 timestamp such as 2015-07-01T10:15:00+10:00, got {_show(text)}",
+                line,
+                column,
+            ) from None
+        if moment.tzinfo is None:
+            zone = self.zone
+            if zone is None:
+                raise _error(
+                    f"{where} {_show(text)} has no UTC offset; add one (e.g. Z or +10:00) "
+                    "or upload the file with a timezone",
+                    line,
+                    column,
+                )
+            moment = moment.replace(tzinfo=zone)
+        return moment.astimezone(UTC)
+
+
+@dataclass
+class _Defaults:
+    scenario: dict[str, str] | None = None
+    host: str | None = None
+
+
+@dataclass
+class _RowReader:
+    """Builds one ``Measurement`` from named fields, or says what is wrong."""
+
+    fields: Mapping[str, _Field]
+    line: int
+    column: int | None
+    clock: _Clock
+    defaults: _Defaults = field(default_factory=_Defaults)
+    extra_dims: dict[str, _Field] = field(default_factory=dict)
+
+    def _present(self, key: str) -> _Field | None:
+        found = self.fields.get(key)
+        if found is None or found.value is None or (found.text and not str(found.value).strip()):
+            return None
+        return found
+
+    def _required(self, key: str, expected: str) -> _Field:
+        found = self._present(key)
+        if found is None:
+            cell = self.fields.get(key)
+            if cell is not None:
+                state = "empty" if cell.text else "null"
+                raise _error(f'"{key}" is {state}; expected {expected}', cell.line, cell.column)
+            raise _error(f'timing is missing "{key}" ({expected})', self.line, self.column)
+        return found
+
+    def measurement(self) -> Measurement:
+        name = self._name()
+        started = self._required("started_at", "an ISO 8601 timestamp")
+        if not isinstance(started.value, str):
+            raise _error(
+                f'"started_at" must be an ISO 8601 timestamp string, got {_show(started.value)}',
+                started.line,
+                started.column,
+            )
+        time = self.clock.utc(started.value, '"started_at"', started.line, started.column)
+        return Measurement(
+            time=time,
+            metric=name,
+            value=self._duration(),
+            unit="ms",
+            repetition=self._repetition(),
+            subject=self._optional_text("subject") or "",
+            scenario=self._scenario(),
+            host=self._optional_text("host") or self.defaults.host,
+            line=self.line,
+        )
+
+    def _name(self) -> str:
+        found = self._required("name", 'what was timed, e.g. "logon" or "Excel launch"')
+        if not isinstance(found.value, str) or not found.value.strip():
+            raise _error(
+                f'"name" must be a non-empty string, got {_show(found.value)}', found.line, found.column
+            )
+        return found.value.strip()
+
+    def _duration(self) -> float:
+        found = self._required("duration_ms", "the duration in milliseconds")
+        value = _number(found.value)
+        if value is None or not math.isfinite(value) or value < 0:
+            raise _error(
+                f'"duration_ms" must be a non-negative finite number, got {_show(found.value)}',
+                found.line,
+                found.column,
+            )
+        unit = self._present("unit")
+        if unit is None:
+            return value
+        factor = UNITS_TO_MS.get(str(unit.value).strip().lower()) if isinstance(unit.value, str) else None
+        if factor is None:
+            raise _error(
+                f'"unit" must be one of {", ".join(UNITS_TO_MS)}, got {_show(unit.value)}',
+                unit.line,
+                unit.column,
+            )
+        return value * factor
+
+    def _repetition(self) -> int:
+        found = self._present("repetition")
+        if found is None:
+            return 1
+        value = found.value
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, float) and value.is_integer():
+            number = int(value)
+        elif isinstance(value, str) and value.strip().isdigit():
+            number = int(value.strip())
+        if number is None or number < 1:
+            raise _error(
+                f'"repetition" must be a positive whole number, got {_show(value)}', found.line, found.column
+            )
+        return number
+
+    def _optional_text(self, key: str) -> str | None:
+        found = self._present(key)
+        if found is None:
+            return None
+        if not isinstance(found.value, str):
+            raise _error(f'"{key}" must be a string, got {_show(found.value)}', found.line, found.column)
+        return found.value.strip() or None
+
+    def _scenario(self) -> dict[str, str] | None:
+        found = self._present("scenario")
+        dims: dict[str, str] | None = None
+        if found is not None:
+            dims = _scenario_dims(found)
+        elif not self.extra_dims:
+            return dict(self.defaults.scenario) if self.defaults.scenario else None
+        dims = dict(dims or {})
+        for key, cell in self.extra_dims.items():
+            value = str(cell.value).strip()
+            if not value:
+                continue
+            if key in dims and dims[key] != value:
+                raise _error(
+                    f'"scenario.{key}" is {_show(value)} but "scenario" sets {key}={_show(dims[key])}',
+                    cell.line,
+                    cell.column,
+                )
+            dims[key] = value
+        return dims or None
+
+
+def _number(value: Any, comma_decimal: bool = False) -> float | None:
+    """A JSON number or decimal text; ``comma_decimal`` for culture-formatted output."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if comma_decimal and "," in text and "." not in text:
+        text = text.replace(",", ".")
+    if not _NUMBER.match(text) or "," in text:
+        return None
+    return float(text)
+
+
+def _scenario_dims(found: _Field) -> dict[str, str]:
+    value = found.value
+    expected = "an object of dimension names to values"
+    if isinstance(value, str) and found.text:
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise _error(
+                    f'"scenario" is not valid JSON ({exc.msg} at character {exc.pos + 1})',
+                    found.line,
+                    found.column,
+                ) from None
+        else:
+            dims: dict[str, str] = {}
+            for part in text.split(";"):
+                if not part.strip():
+                    continue
+                key, sep, dim = part.partition("=")
+                if not sep or not key.strip():
+                    raise _error(
+                        f'"scenario" must be a JSON object or k=v;k=v pairs, got {_show(value)}',
+                        found.line,
+                        found.column,
+                    )
+                dims[key.strip()] = dim.strip()
+            return dims
+    if not isinstance(value, dict):
+        raise _error(f'"scenario" must be {expected}, got {_show(value)}', found.line, found.column)
+    dims = {}
+    for key, dim in value.items():
+        if isinstance(dim, bool):
+            dims[key] = "true" if dim else "false"
+        elif isinstance(dim, str | int | float):
+            dims[key] = str(dim)
+        else:
+            raise _error(
+                f'"scenario" value of {key!r} must be a string or number, got {_show(dim)}',
+                found.line,
+                found.column,
+            )
+    return dims
+
+
+# --------------------------------------------------------------------------
+# JSON, with the position of every value
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A JSON value with the offset it starts at (and its children's)."""
+
+    value: Any
+    offset: int
+    members: dict[str, _Node] | None = None
+    items: list[_Node] | None = None
+
+
+class _JsonScanner:
+    """Walks objects and arrays itself so rows keep their positions.
+
+    Scalars are decoded by ``json.JSONDecoder.raw_decode`` on the whole text,
+    so its errors carry the right line and column.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._decoder = json.JSONDecoder()
+        self._newlines = [match.start() for match in re.finditer("\n", text)]
+
+    def where(self, offset: int) -> tuple[int, int]:
+        before = bisect.bisect_left(self._newlines, offset)
+        line_start = self._newlines[before - 1] + 1 if before else 0
+        return before + 1, offset - line_start + 1
+
+    def skip(self, index: int) -> int:
+        return _skip_ws(self.text, index)
+
+    def fail(self, message: str, offset: int) -> ParseError:
+        line, column = self.where(offset)
+        return _error(f"invalid JSON: {message}", line, column)
+
+    def _scalar(self, index: int) -> tuple[Any, int]:
+        try:
+            return self._decoder.raw_decode(self.text, index)
+        except json.JSONDecodeError as exc:
+            raise _error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+
+    def node(self, index: int, depth: int = 0) -> tuple[_Node, int]:
+        index = self.skip(index)
+        char = self.text[index : index + 1]
+        if char in ("{", "[") and depth >= MAX_JSON_DEPTH:
+            raise self.fail(f"nested deeper than {MAX_JSON_DEPTH} levels", index)
+        if char == "{":
+            return self._object(index, depth)
+        if char == "[":
+            return self._array(index, depth)
+        value, end = self._scalar(index)
+        return _Node(value, index), end
+
+    def _object(self, start: int, depth: int) -> tuple[_Node, int]:
+        members: dict[str, _Node] = {}
+        index = self.skip(start + 1)
+        if self.text[index : index + 1] != "}":
+            while True:
+                if self.text[index : index + 1] != '"':
+                    raise self.fail("Expecting property name enclosed in double quotes", index)
+                key, index = self._scalar(index)
+                index = self.skip(index)
+                if self.text[index : index + 1] != ":":
+                    raise self.fail("Expecting ':' delimiter", index)
+                members[key], index = self.node(index + 1, depth + 1)
+                index = self.skip(index)
+                char = self.text[index : index + 1]
+                if char == "}":
+                    break
+                if char != ",":
+                    raise self.fail("Expecting ',' delimiter", index)
+                index = self.skip(index + 1)
+        value = {key: child.value for key, child in members.items()}
+        return _Node(value, start, members=members), index + 1
+
+    def _array(self, start: int, depth: int) -> tuple[_Node, int]:
+        items: list[_Node] = []
+        index = self.skip(start + 1)
+        if self.text[index : index + 1] != "]":
+            while True:
+                child, index = self.node(index, depth + 1)
+                items.append(child)
+                index = self.skip(index)
+                char = self.text[index : index + 1]
+                if char == "]":
+                    break
+                if char != ",":
+                    raise self.fail("Expecting ',' delimiter", index)
+                index += 1
+        return _Node([child.value for child in items], start, items=items), index + 1
+
+
+def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
+    scanner = _JsonScanner(text)
+    documents: list[_Node] = []
+    index = scanner.skip(0)
+    while index < len(text):
+        if documents and documents[0].members is None:
+            raise scanner.fail("Extra data", index)
+        node, index = scanner.node(index)
+        documents.append(node)
+        index = scanner.skip(index)
+        if len(documents) > 1 and node.members is None:
+            raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
+
+    if not documents:
+        return []
+    defaults = _Defaults()
+    rows: list[_Node]
+    first = documents[0]
+    if len(documents) > 1:
+        rows = documents
+    elif first.items is not None:
+        rows = first.items
+    elif first.members is not None and "timings" in first.members:
+        timings = first.members["timings"]
+        if timings.items is None:
+            raise scanner.fail('"timings" must be a list of timing objects', timings.offset)
+        rows = timings.items
+        defaults = _json_defaults(scanner, first.members)
+    elif first.members is not None:
+        rows = [first]
+    else:
+        raise scanner.fail(
+            'expected a list of timings, an object with a "timings" list, or one timing object per line',
+            first.offset,
+        )
+    return [_json_row(scanner, row, clock, defaults) for row in rows]
+
+
+def _json_defaults(scanner: _JsonScanner, members: dict[str, _Node]) -> _Defaults:
+    defaults = _Defaults()
+    if "scenario" in members and members["scenario"].value is not None:
+        node = members["scenario"]
+        line, column = scanner.where(node.offset)
+        defaults.scenario = _scenario_dims(_Field(node.value, line, column)) or None
+    if "host" in members and members["host"].value is not None:
+        node = members["host"]
+        if not isinstance(node.value, str):
+            line, column = scanner.where(node.offset)
+            raise _error(f'"host" must be a string, got {_show(node.value)}', line, column)
+        defaults.host = node.value.strip() or None
+    return defaults
+
+
+def _json_row(scanner: _JsonScanner, row: _Node, clock: _Clock, defaults: _Defaults) -> Measurement:
+    line, column = scanner.where(row.offset)
+    if row.members is None:
+        raise _error(f"expected a timing object, got {_show(row.value)}", line, column)
+    fields = {}
+    for key, child in row.members.items():
+        child_line, child_column = scanner.where(child.offset)
+        fields[key] = _Field(child.value, child_line, child_column)
+    return _RowReader(fields, line, column, clock, defaults).measurement()
+
+
+def _first_json_row(text: str) -> dict[str, Any] | None:
+    """The first row object of a (possibly truncated) JSON head, if found."""
+    decoder = json.JSONDecoder()
+
+    def object_at(index: int) -> dict[str, Any] | None:
+        index = _skip_ws(text, index)
+        if text[index : index + 1] != "{":
+            return None
+        try:
+            value, _ = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    if text.startswith("["):
+        return object_at(1)
+    document = object_at(0)
+    if document is not None:
+        timings = document.get("timings")
+        if isinstance(timings, list):
+            return timings[0] if timings and isinstance(timings[0], dict) else None
+        return document
+    wrapper = re.search(r'"timings"\s*:\s*\[', text)
+    return object_at(wrapper.end()) if wrapper else None
+
+
+# --------------------------------------------------------------------------
+# CSV
+
+
+def _csv_header(text: str) -> tuple[str, list[str]] | None:
+    """``(delimiter, lower-cased names)`` if the first line is a timings header."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    for delimiter in (",", ";", "\t"):
+        names = [name.strip().lower() for name in next(csv.reader([first], delimiter=delimiter), [])]
+        if all(required in names for required in REQUIRED):
+            return delimiter, names
+    return None
+
+
+def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
+    lines = enumerate(stream, start=1)
+    header_line, header_text = next(((n, text) for n, text in lines if text.strip()), (1, ""))
+    found = _csv_header(header_text)
+    if found is None:
+        names = [name.strip() for name in next(csv.reader([header_text]), [])]
+        missing = [name for name in REQUIRED if name not in (n.lower() for n in names)]
+        raise _error(
+            "not a timings file: expected JSON, Measure-Command output, or a CSV header with at least "
+            f"{','.join(REQUIRED)} (missing {', '.join(missing)})",
+            line=header_line,
+        )
+    delimiter, _ = found
+    raw_names = next(csv.reader([header_text], delimiter=delimiter))
+    columns: list[tuple[str, bool]] = []  # (field key, is a scenario.<key> column)
+    seen: set[tuple[str, bool]] = set()
+    for number, raw in enumerate(raw_names, start=1):
+        name = raw.strip()
+        column = (
+            (name[len("scenario.") :].strip(), True)
+            if name.lower().startswith("scenario.")
+            else (name.lower(), False)
+        )
+        if column in seen and column[0]:
+            raise _error(f"column {name!r} appears twice in the header", header_line, number)
+        seen.add(column)
+        columns.append(column)
+
+    # The reader counts the physical lines it consumed, so a row (even one
+    # with a quoted line break) starts right after the previous row's last.
+    reader = csv.reader((text for _, text in lines), delimiter=delimiter)
+    measurements = []
+    while True:
+        start = header_line + reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise _error(f"malformed CSV row: {exc}", start) from None
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) > len(columns) and any(cell.strip() for cell in cells[len(columns) :]):
+            raise _error(
+                f"row has {len(cells)} fields but the header has {len(columns)}", start, len(columns) + 1
+            )
+        if len(cells) < len(columns):
+            raise _error(
+                f"row has {len(cells)} fields but the header has {len(columns)}", start, len(cells) + 1
+            )
+        fields: dict[str, _Field] = {}
+        dims: dict[str, _Field] = {}
+        for number, ((key, is_dim), cell) in enumerate(zip(columns, cells, strict=False), start=1):
+            target = dims if is_dim else fields
+            target[key] = _Field(cell, start, number, text=True)
+        measurements.append(_RowReader(fields, start, None, clock, extra_dims=dims).measurement())
+    return measurements
+
+
+# --------------------------------------------------------------------------
+# PowerShell Measure-Command
+
+
+def _looks_like_measure_command(text: str) -> bool:
+    return bool(_MC_LIST.search(text) or _MC_TABLE.search(text))
+
+
+@dataclass
+class _Block:
+    line: int
+    values: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+def _parse_measure_command(text: str, context: ParseContext, clock: _Clock) -> list[Measurement]:
+    blocks = _timespan_blocks(text)
+    if not blocks:
+        raise _error("no Measure-Command results found (expected 'TotalMilliseconds : <number>')", line=1)
+    started_text = context.extra.get("started_at", "").strip()
+    if not started_text:
+        raise _error(
+            "PowerShell Measure-Command output holds no start time; upload it with started_at "
+            "(ISO 8601, e.g. 2015-07-01T10:15:00+10:00)",
+            line=blocks[0].line,
+        )
+    moment = clock.utc(started_text, "started_at", None, None)
+    name = context.extra.get("name", "").strip() or "command"
+    measurements = []
+    for repetition, block in enumerate(blocks, start=1):
+        duration = _block_milliseconds(block)
+        measurements.append(
+            Measurement(
+                time=moment, metric=name, value=duration, unit="ms", repetition=repetition, line=block.line
+            )
+        )
+        moment += timedelta(milliseconds=duration)
+    return measurements
+
+
+def _timespan_blocks(text: str) -> list[_Block]:
+    """Each ``Days : ...`` list, or each row of a ``TotalMilliseconds`` table, in order."""
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        number = index + 1
+        index += 1
+        if line.strip().lower() == "totalmilliseconds" and index < len(lines) and _RULE.match(lines[index]):
+            current = None
+            index += 1
+            while index < len(lines) and _NUMBER.match(lines[index].strip()):
+                blocks.append(_Block(index + 1, {"totalmilliseconds": (lines[index].strip(), index + 1)}))
+                index += 1
+            continue
+        match = _KEY_VALUE.match(line)
+        if match is None or match.group(1).lower() not in TIMESPAN_KEYS:
+            current = None
+            continue
+        key = match.group(1).lower()
+        if current is None or key == "days" or key in current.values:
+            current = _Block(number)
+            blocks.append(current)
+        current.values[key] = (match.group(2), number)
+    return blocks
+
+
+def _block_milliseconds(block: _Block) -> float:
+    if "totalmilliseconds" in block.values:
+        text, line = block.values["totalmilliseconds"]
+        value = _number(text, comma_decimal=True)
+        label = "TotalMilliseconds"
+    elif "ticks" in block.values:
+        text, line = block.values["ticks"]
+        ticks = _number(text, comma_decimal=True)
+        value = None if ticks is None else ticks / 10_000
+        label = "Ticks"
+    else:
+        raise _error("Measure-Command result has neither TotalMilliseconds nor Ticks", block.line)
+    if value is None or not math.isfinite(value) or value < 0:
+        raise _error(f"{label} must be a non-negative number, got {_show(text)}", line)
+    return value

@@ -1,0 +1,127 @@
+"""Celery tasks. Each takes ids, reloads rows, and exits quietly if there is nothing to do.
+
+One retry policy, declared once (``TRANSIENT``): connection and operational
+errors retry with jittered exponential backoff; bad input (``ParseError``)
+never retries and becomes the upload's error message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, close_old_connections
+from django.utils import timezone
+
+from webapp.core.models import Upload
+from webapp.core.uploads import enqueue
+from webapp.timeseries import backend
+from webapp.timeseries.models import RollupDirty
+from workers import ingest
+from workers.pipeline.errors import ParseError
+
+log = logging.getLogger(__name__)
+
+TRANSIENT: tuple[type[Exception], ...] = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    ConnectionError,
+    TimeoutError,
+)
+
+
+def backoff(retries: int) -> float:
+    """Exponential backoff with full jitter: up to 2, 4, 8 ... 300 seconds."""
+    return random.uniform(0.5, min(300.0, 2.0 ** (retries + 1)))
+
+
+@shared_task(bind=True, max_retries=None, name="workers.tasks.ingest_upload")
+def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
+    task_id = self.request.id or f"local-{upload_id}"
+    try:
+        upload = ingest.claim(upload_id, task_id)
+        if upload is None:
+            return "skipped"
+        try:
+            result = ingest.run_pipeline(upload)
+        except ParseError as exc:
+            ingest.fail(upload_id, exc)
+            return "failed"
+        except SoftTimeLimitExceeded:
+            ingest.fail(upload_id, "parsing took longer than the time limit; the file may be too large")
+            return "failed"
+        except TRANSIENT:
+            raise
+        except Exception as exc:
+            log.exception("unexpected error ingesting upload %s", upload_id)
+            ingest.fail(
+                upload_id,
+                f"internal error while parsing ({type(exc).__name__}: {exc}); "
+                "the raw file is kept and can be re-parsed after a fix",
+            )
+            return "failed"
+    except TRANSIENT as exc:
+        close_old_connections()
+        retries = self.request.retries
+        if retries >= settings.INGEST_MAX_RETRIES:
+            try:
+                ingest.fail(upload_id, f"gave up after {retries + 1} attempts: {exc}")
+            except TRANSIENT:
+                log.error("upload %s: database unreachable; the sweeper will pick it up", upload_id)
+            return "failed"
+        # If even this fails, the retry keeps this task id and can re-claim a 'parsing' upload.
+        with contextlib.suppress(*TRANSIENT):
+            ingest.release(upload_id)
+        raise self.retry(exc=exc, countdown=backoff(retries)) from exc
+    log.info("upload %s stored: %s rows", upload_id, result.rows)
+    if result.first is not None:
+        refresh_rollups.apply_async()
+    return "stored"
+
+
+@shared_task(
+    name="workers.tasks.refresh_rollups", autoretry_for=TRANSIENT, retry_backoff=True, retry_jitter=True
+)
+def refresh_rollups() -> int:
+    """Recompute the rollups of every dirty time range (see timeseries.backend)."""
+    done = 0
+    while True:
+        batch = list(RollupDirty.objects.order_by("id")[:200])
+        if not batch:
+            return done
+        start = min(d.start for d in batch)
+        end = max(d.end for d in batch)
+        backend.refresh_rollups(start, end)
+        RollupDirty.objects.filter(pk__in=[d.pk for d in batch]).delete()
+        done += len(batch)
+
+
+@shared_task(name="workers.tasks.sweep_uploads", autoretry_for=TRANSIENT, retry_backoff=True)
+def sweep_uploads() -> int:
+    """Queue uploads the broker never got (outage), and ones a dead worker left behind."""
+    now = timezone.now()
+    stuck_parsing = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    Upload.objects.filter(status=Upload.Status.PARSING, started_at__lt=stuck_parsing).update(
+        status=Upload.Status.RECEIVED, claimed_by=""
+    )
+    stale_queue = now - timedelta(hours=1)
+    Upload.objects.filter(status=Upload.Status.QUEUED, queued_at__lt=stale_queue).update(
+        status=Upload.Status.RECEIVED
+    )
+    waiting = Upload.objects.filter(
+        status=Upload.Status.RECEIVED, received_at__lt=now - timedelta(seconds=30)
+    )
+    sent = 0
+    for upload_id in waiting.values_list("pk", flat=True)[:1000]:
+        if not enqueue(upload_id):
+            break
+        sent += 1
+    return sent
