@@ -10,25 +10,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
-from tests.factories import make_campaign, make_token
 from tests.paths import REPO
 
 
 @pytest.fixture
 def campaign(db):
+    from tests.factories import make_campaign
+
     return make_campaign()
 
 
 @pytest.fixture
 def agent(campaign):
     """(token text, campaign) for an agent of the campaign's project."""
+    from tests.factories import make_token
+
     _, plain = make_token(campaign.project)
     return plain, campaign
 
 
 def database_url() -> str:
+    from django.db import connection
+
     s = connection.settings_dict
     host = s["HOST"] or "127.0.0.1"
     from urllib.parse import quote

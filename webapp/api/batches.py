@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Router, Status
 
 from webapp.api.auth import any_auth
 from webapp.api.errors import ApiError
@@ -76,7 +76,7 @@ def _meta(body: dict[str, Any], kind: str, items: int) -> UploadMeta:
     )
 
 
-def _accept_batch(request: HttpRequest, kind: str, key: str) -> tuple[int, dict[str, Any]]:
+def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str, Any]]:
     raw, body = read_json_body(request)
     items = body.get(key)
     if not isinstance(items, list) or not items:
@@ -92,7 +92,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> tuple[int, dict[
     if kind == "samples" and not meta.host:
         raise ApiError(400, "missing_host", "a samples batch needs 'host'")
     upload, duplicate = store_and_accept(request, campaign, io.BytesIO(raw), meta)
-    return (200 if duplicate else 202), upload_out(request, upload, duplicate)
+    return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))
 
 
 @router.post(
@@ -100,7 +100,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> tuple[int, dict[
     auth=any_auth,
     response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
 )
-def post_samples(request: HttpRequest) -> tuple[int, dict[str, Any]]:
+def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of live counter samples (JSON, gzip allowed).
 
     Body: ``{"campaign", "host", "role", "scenario": {...}, "run", "samples":
@@ -115,7 +115,7 @@ def post_samples(request: HttpRequest) -> tuple[int, dict[str, Any]]:
     auth=any_auth,
     response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
 )
-def post_timings(request: HttpRequest) -> tuple[int, dict[str, Any]]:
+def post_timings(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of timing results.
 
     Body: ``{"campaign", "host", "scenario": {...}, "run", "timings": [{"name",

@@ -57,6 +57,15 @@ class InflatingStream:
                 raise GzipBodyError(f"the decompressed body exceeds the limit of {self.limit:,} bytes")
             self.buffer += data
 
+    def readline(self, size: int = -1) -> bytes:
+        while b"\n" not in self.buffer and not self.done:
+            self._fill(len(self.buffer) + CHUNK)
+        end = self.buffer.find(b"\n") + 1 or len(self.buffer)
+        if size is not None and size >= 0:
+            end = min(end, size)
+        line, self.buffer = self.buffer[:end], self.buffer[end:]
+        return line
+
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
             self._fill(self.limit + 1)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import connection
 from django.http import HttpRequest
-from ninja import File, Form, Router
+from ninja import File, Form, Router, Status
 from ninja.files import UploadedFile
 
 from webapp.api.auth import any_auth, caller
@@ -118,7 +118,7 @@ def create_upload(
     step: Form[int | None] = None,
     timezone: Form[str] = "",
     run: Form[str] = "",
-) -> tuple[int, dict[str, Any]]:
+) -> Status[dict[str, Any]]:
     """Store the raw file, answer 202 with a status URL and queue normalisation.
 
     The same bytes again for the same campaign answer 200 with the existing
@@ -140,7 +140,7 @@ def create_upload(
         run=run.strip()[:200],
     )
     upload, duplicate = store_and_accept(request, target, file, meta)
-    return (200 if duplicate else 202), upload_out(request, upload, duplicate)
+    return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))
 
 
 def visible_upload(request: HttpRequest, upload_id: int) -> Upload:

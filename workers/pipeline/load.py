@@ -140,51 +140,54 @@ def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadR
     result.last = last if result.last is None or (last and last > result.last) else result.last
 
 
-def _run_for(upload: Upload, item: Measurement, cache: dict[tuple[str, str], Run]) -> Run:
-    if item.scenario is None:
-        assert upload.run is not None
-        run = upload.run
-    else:
-        scenario = Scenario.for_dims(upload.campaign, item.scenario)
-        run = default_run(upload.campaign, scenario)
-    if item.host:
-        key = (str(run.pk), item.host)
-        if key not in cache:
+def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
+    """The run of each measurement, creating scenarios, runs and hosts as needed.
+
+    Done before the COPY starts: the connection cannot run other statements
+    while a COPY is in progress.
+    """
+    runs: dict[str, Run] = {}
+    hosts: set[tuple[int, str]] = set()
+    resolved = []
+    for item in items:
+        key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
+        run = runs.get(key)
+        if run is None:
+            if item.scenario is None:
+                if upload.run is None:
+                    raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
+                run = upload.run
+            else:
+                run = default_run(upload.campaign, Scenario.for_dims(upload.campaign, item.scenario))
+            runs[key] = run
+        if item.host and (run.pk, item.host) not in hosts:
             host, _ = Host.objects.get_or_create(
                 project=upload.campaign.project, name=item.host, defaults={"role": upload.role}
             )
             run.hosts.add(host)
-            cache[key] = run
-    return run
+            hosts.add((run.pk, item.host))
+        resolved.append(run)
+    return resolved
 
 
-def copy_measurements(upload: Upload, items: Iterable[Measurement], result: LoadResult) -> None:
-    runs: dict[tuple[str, str], Run] = {}
-    scenario_runs: dict[str, Run] = {}
-    parts: list[str] = []
+def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: LoadResult) -> None:
+    # Results are small (a timing file, a benchmark summary), so holding them is fine.
+    items = list(stream)
+    if not items:
+        return
+    runs = _resolve_runs(upload, items)
     with _raw_cursor() as cursor, cursor.copy(COPY_MEASUREMENTS) as copy:
-        for item in items:
-            key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
-            run = scenario_runs.get(key)
-            if run is None:
-                run = scenario_runs[key] = _run_for(upload, item, runs)
-            elif item.host:
-                _run_for(upload, item, runs)
-            parts.append(
-                f"{item.time.isoformat()}\t{run.pk}\t{_copy_text(item.metric)}\t{_copy_text(item.subject)}\t"
-                f"{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t{upload.pk}\n"
-            )
-            result.rows += 1
-            result.runs.add(run.pk)
-            if result.first is None or item.time < result.first:
-                result.first = item.time
-            if result.last is None or item.time > result.last:
-                result.last = item.time
-            if len(parts) >= 5000:
-                copy.write("".join(parts))
-                parts.clear()
-        if parts:
-            copy.write("".join(parts))
+        parts = [
+            f"{item.time.isoformat()}\t{run.pk}\t{_copy_text(item.metric)}\t{_copy_text(item.subject)}\t"
+            f"{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t{upload.pk}\n"
+            for item, run in zip(items, runs, strict=True)
+        ]
+        copy.write("".join(parts))
+    result.rows += len(items)
+    result.runs.update(run.pk for run in runs)
+    times = [item.time for item in items]
+    result.first = min([*times, *([result.first] if result.first else [])])
+    result.last = max([*times, *([result.last] if result.last else [])])
 
 
 def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:

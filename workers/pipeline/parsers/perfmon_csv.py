@@ -97,6 +97,12 @@ def _error(message: str, line: int | None = None, column: int | None = None) -> 
     return ParseError(message, line=line, column=column, parser=NAME)
 
 
+def _csv_error(exc: csv.Error, line: int) -> ParseError:
+    if "unexpected end of data" in str(exc):
+        return _error("the file ends inside a quoted cell (file truncated?)", line=line)
+    return _error(f"the file is not valid CSV here ({exc})", line=line)
+
+
 def _bytes_per_char(encoding: str) -> int:
     """The fewest bytes a character takes in ``encoding`` (1 for UTF-8 and code pages)."""
     name = encoding.lower().replace("_", "-")
@@ -317,7 +323,7 @@ class PerfmonCsvParser:
             try:
                 cells = next(reader, None)
             except csv.Error as exc:
-                raise _error(f"the header is not valid CSV ({exc})", line=1) from None
+                raise _csv_error(exc, 1) from None
             except UnicodeDecodeError as exc:
                 raise decode_error(exc, source.encoding, NAME) from None
         if not cells:
@@ -421,8 +427,6 @@ class PerfmonCsvParser:
                             values = _check_cells(picked, header, line)
                     yield CounterRow(to_utc(local), values, line)
             except csv.Error as exc:
-                raise _error(
-                    f"the file is not valid CSV here ({exc})", line=max(reader.line_num, 1)
-                ) from None
+                raise _csv_error(exc, max(reader.line_num, 1)) from None
             except UnicodeDecodeError as exc:
                 raise decode_error(exc, source.encoding, NAME) from None

@@ -57,7 +57,6 @@ REQUIRED = ("name", "started_at", "duration_ms")
 # A timings document is read whole (JSON needs it); beyond this it is refused
 # with a message instead of exhausting the worker's memory.
 MAX_TEXT_CHARS = 256 * 1024 * 1024
-MAX_JSON_DEPTH = 64
 UNITS_TO_MS: Mapping[str, float] = {
     "ms": 1.0,
     "us": 0.001,
@@ -415,10 +414,12 @@ class _Node:
 
 
 class _JsonScanner:
-    """Walks objects and arrays itself so rows keep their positions.
+    """Walks the outer objects and arrays itself so rows keep their positions.
 
-    Scalars are decoded by ``json.JSONDecoder.raw_decode`` on the whole text,
-    so its errors carry the right line and column.
+    ``located`` says how many container levels to walk; anything below (a
+    row, usually) is decoded in one ``json.JSONDecoder.raw_decode`` call on
+    the whole text -- C speed, and its errors carry the right line and column.
+    A row's own members are located only when the row turns out to be bad.
     """
 
     def __init__(self, text: str) -> None:
@@ -438,36 +439,36 @@ class _JsonScanner:
         line, column = self.where(offset)
         return _error(f"invalid JSON: {message}", line, column)
 
-    def _scalar(self, index: int) -> tuple[Any, int]:
+    def _whole(self, index: int) -> tuple[Any, int]:
         try:
             return self._decoder.raw_decode(self.text, index)
         except json.JSONDecodeError as exc:
             raise _error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        except RecursionError:
+            raise self.fail("nested too deeply", index) from None
 
-    def node(self, index: int, depth: int = 0) -> tuple[_Node, int]:
+    def node(self, index: int, located: int = 0) -> tuple[_Node, int]:
         index = self.skip(index)
         char = self.text[index : index + 1]
-        if char in ("{", "[") and depth >= MAX_JSON_DEPTH:
-            raise self.fail(f"nested deeper than {MAX_JSON_DEPTH} levels", index)
-        if char == "{":
-            return self._object(index, depth)
-        if char == "[":
-            return self._array(index, depth)
-        value, end = self._scalar(index)
+        if located and char == "{":
+            return self._object(index, located)
+        if located and char == "[":
+            return self._array(index, located)
+        value, end = self._whole(index)
         return _Node(value, index), end
 
-    def _object(self, start: int, depth: int) -> tuple[_Node, int]:
+    def _object(self, start: int, located: int) -> tuple[_Node, int]:
         members: dict[str, _Node] = {}
         index = self.skip(start + 1)
         if self.text[index : index + 1] != "}":
             while True:
                 if self.text[index : index + 1] != '"':
                     raise self.fail("Expecting property name enclosed in double quotes", index)
-                key, index = self._scalar(index)
+                key, index = self._whole(index)
                 index = self.skip(index)
                 if self.text[index : index + 1] != ":":
                     raise self.fail("Expecting ':' delimiter", index)
-                members[key], index = self.node(index + 1, depth + 1)
+                members[key], index = self.node(index + 1, located - 1)
                 index = self.skip(index)
                 char = self.text[index : index + 1]
                 if char == "}":
@@ -478,12 +479,12 @@ class _JsonScanner:
         value = {key: child.value for key, child in members.items()}
         return _Node(value, start, members=members), index + 1
 
-    def _array(self, start: int, depth: int) -> tuple[_Node, int]:
+    def _array(self, start: int, located: int) -> tuple[_Node, int]:
         items: list[_Node] = []
         index = self.skip(start + 1)
         if self.text[index : index + 1] != "]":
             while True:
-                child, index = self.node(index, depth + 1)
+                child, index = self.node(index, located - 1)
                 items.append(child)
                 index = self.skip(index)
                 char = self.text[index : index + 1]
@@ -500,16 +501,23 @@ def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
     documents: list[_Node] = []
     index = scanner.skip(0)
     while index < len(text):
-        if documents and documents[0].members is None:
+        if documents and not isinstance(documents[0].value, dict):
             raise scanner.fail("Extra data", index)
-        node, index = scanner.node(index)
+        if documents:
+            node, index = scanner.node(index)
+            if not isinstance(node.value, dict):
+                raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
+        elif text.startswith("[", index):
+            node, index = scanner.node(index, located=1)
+        else:
+            node, index = scanner.node(index)
+            if isinstance(node.value, dict) and "timings" in node.value:
+                node, _ = scanner.node(node.offset, located=2)
         documents.append(node)
         index = scanner.skip(index)
-        if len(documents) > 1 and node.members is None:
-            raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
-
     if not documents:
         return []
+
     defaults = _Defaults()
     rows: list[_Node]
     first = documents[0]
@@ -517,13 +525,13 @@ def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
         rows = documents
     elif first.items is not None:
         rows = first.items
-    elif first.members is not None and "timings" in first.members:
+    elif first.members is not None:
         timings = first.members["timings"]
         if timings.items is None:
             raise scanner.fail('"timings" must be a list of timing objects', timings.offset)
         rows = timings.items
         defaults = _json_defaults(scanner, first.members)
-    elif first.members is not None:
+    elif isinstance(first.value, dict):
         rows = [first]
     else:
         raise scanner.fail(
@@ -550,13 +558,19 @@ def _json_defaults(scanner: _JsonScanner, members: dict[str, _Node]) -> _Default
 
 def _json_row(scanner: _JsonScanner, row: _Node, clock: _Clock, defaults: _Defaults) -> Measurement:
     line, column = scanner.where(row.offset)
-    if row.members is None:
+    if not isinstance(row.value, dict):
         raise _error(f"expected a timing object, got {_show(row.value)}", line, column)
-    fields = {}
-    for key, child in row.members.items():
-        child_line, child_column = scanner.where(child.offset)
-        fields[key] = _Field(child.value, child_line, child_column)
-    return _RowReader(fields, line, column, clock, defaults).measurement()
+    fields = {key: _Field(value, line, column) for key, value in row.value.items()}
+    try:
+        return _RowReader(fields, line, column, clock, defaults).measurement()
+    except ParseError:
+        # A bad row: walk it again to point at the offending value.
+        located, _ = scanner.node(row.offset, located=1)
+        assert located.members is not None
+        fields = {
+            key: _Field(child.value, *scanner.where(child.offset)) for key, child in located.members.items()
+        }
+        return _RowReader(fields, line, column, clock, defaults).measurement()
 
 
 def _first_json_row(text: str) -> dict[str, Any] | None:

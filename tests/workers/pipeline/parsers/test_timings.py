@@ -304,6 +304,12 @@ def test_it_rejects_a_json_lines_line_that_is_not_an_object() -> None:
     assert (error.line, error.column) == (2, 1)
 
 
+def test_it_rejects_json_nested_too_deeply_for_the_decoder() -> None:
+    error = _error("[" * 100_000)
+    assert error.message == "invalid JSON: nested too deeply"
+    assert (error.line, error.column) == (1, 2)
+
+
 def test_it_rejects_a_file_without_rows() -> None:
     error = _error("[]")
     assert error.message == "the file holds no timing rows"

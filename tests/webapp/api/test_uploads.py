@@ -1,0 +1,163 @@
+"""POST/GET /api/v1/uploads: raw bytes first, 202 + status URL, duplicates, limits, errors."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+
+import pytest
+from django.core.files.storage import storages
+from django.test.client import encode_multipart
+
+from tests.paths import FIXTURES
+from webapp.core.models import Upload
+from workers.tasks import ingest_upload
+
+pytestmark = pytest.mark.django_db
+
+PERFMON = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
+
+
+def post_file(client, token, campaign, data: bytes, name="trace.csv", **fields):
+    body = {"file": io.BytesIO(data), "campaign": campaign.slug, **fields}
+    body["file"].name = name
+    return client.post("/api/v1/uploads", body, HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+def test_it_stores_the_raw_file_and_answers_202_with_a_status_url(client, agent):
+    token, campaign = agent
+    data = PERFMON.read_bytes()
+    response = post_file(client, token, campaign, data, host="FS01", role="server",
+                         scenario=json.dumps({"smb_dialect": "3.02", "av": "off"}), step="100")
+    assert response.status_code == 202, response.content
+    body = response.json()
+    assert body["status"] in ("received", "queued")
+    assert body["status_url"].endswith(f"/api/v1/uploads/{body['id']}")
+    assert body["duplicate"] is False
+    upload = Upload.objects.get(pk=body["id"])
+    assert upload.sha256 == hashlib.sha256(data).hexdigest()
+    assert upload.size == len(data)
+    assert upload.step_users == 100 and upload.host.name == "FS01" and upload.role == "server"
+    assert upload.scenario.dims == {"av": "off", "smb_dialect": "3.02"}
+    with storages["raw"].open(upload.storage_key, "rb") as raw:
+        assert raw.read() == data
+    assert "trace.csv" not in upload.storage_key  # never a user-controlled name on disk
+
+
+def test_the_same_bytes_for_the_same_campaign_are_stored_once(client, agent):
+    token, campaign = agent
+    first = post_file(client, token, campaign, b"name,started_at,duration_ms\nx,2015-01-01T00:00:00Z,5\n")
+    again = post_file(client, token, campaign, b"name,started_at,duration_ms\nx,2015-01-01T00:00:00Z,5\n",
+                      name="other-name.csv")
+    assert first.status_code == 202 and again.status_code == 200
+    assert again.json()["duplicate"] is True and again.json()["id"] == first.json()["id"]
+    assert Upload.objects.filter(campaign=campaign).count() == 1
+
+
+def test_it_accepts_a_gzip_encoded_multipart_body(client, agent):
+    token, campaign = agent
+    data = PERFMON.read_bytes()
+    content = encode_multipart("BoUnDaRy", {"file": io.BytesIO(data), "campaign": campaign.slug, "host": "FS02"})
+    response = client.post(
+        "/api/v1/uploads", gzip.compress(content), content_type="multipart/form-data; boundary=BoUnDaRy",
+        HTTP_CONTENT_ENCODING="gzip", HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    assert response.status_code == 202, response.content
+    assert Upload.objects.get(pk=response.json()["id"]).sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_it_refuses_an_upload_over_the_size_limit_with_413(client, agent, settings):
+    token, campaign = agent
+    settings.MAX_UPLOAD_SIZE = 1000
+    response = post_file(client, token, campaign, b"x" * 5000)
+    assert response.status_code == 413
+    assert "limit of 1,000 bytes" in response.json()["error"]["message"]
+    assert not Upload.objects.exists()
+
+
+def test_it_refuses_a_gzip_bomb_with_413(client, agent, settings):
+    token, campaign = agent
+    settings.MAX_DECOMPRESSED_SIZE = 100_000
+    content = encode_multipart("B", {"file": io.BytesIO(b"0" * 1_000_000), "campaign": campaign.slug})
+    response = client.post("/api/v1/uploads", gzip.compress(content), content_type="multipart/form-data; boundary=B",
+                           HTTP_CONTENT_ENCODING="gzip", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 413
+    assert not Upload.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"kind": "no-such-parser"}, "unknown_kind"),
+        ({"scenario": "{not json"}, "invalid_scenario"),
+        ({"role": "router"}, "invalid_role"),
+        ({"timezone": "Mars/Olympus"}, "invalid_timezone"),
+    ],
+)
+def test_it_rejects_bad_fields_with_a_clear_400(client, agent, fields, code):
+    token, campaign = agent
+    response = post_file(client, token, campaign, b"data", **fields)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert not Upload.objects.exists()
+
+
+def test_it_answers_401_without_a_token_and_404_for_another_projects_campaign(client, agent):
+    token, campaign = agent
+    assert client.post("/api/v1/uploads", {"campaign": campaign.slug}).status_code == 401
+    from tests.factories import make_campaign
+
+    other = make_campaign()
+    response = post_file(client, token, other, b"data")
+    assert response.status_code == 404
+
+
+def test_status_and_data_show_what_the_worker_extracted(client, agent):
+    token, campaign = agent
+    response = post_file(client, token, campaign, PERFMON.read_bytes(), host="FS01", role="server")
+    upload_id = response.json()["id"]
+    ingest_upload.apply(args=[upload_id])
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    status = client.get(f"/api/v1/uploads/{upload_id}", **auth).json()
+    assert status["status"] == "stored" and status["parser"] == "perfmon_csv" and status["error"] is None
+    total = status["rows"]
+    assert total > 0
+    page = client.get(f"/api/v1/uploads/{upload_id}/data?limit=7", **auth).json()
+    assert page["count"] == total and len(page["results"]) == 7 and page["next"]
+    assert page["results"][0]["type"] == "sample" and page["results"][0]["host"] == "FS01"
+    seen = []
+    url = f"/api/v1/uploads/{upload_id}/data?limit=50"
+    while url:
+        body = client.get(url.replace("http://testserver", ""), **auth).json()
+        seen += body["results"]
+        url = body["next"]
+    assert len(seen) == total
+
+
+def test_a_failed_upload_reports_message_line_and_parser(client, agent):
+    token, campaign = agent
+    bad = PERFMON.read_bytes().replace(b'"', b"", 0)
+    lines = bad.split(b"\n")
+    lines[3] = lines[3].replace(b",", b',"oops",', 1)  # one extra cell on line 4
+    response = post_file(client, token, campaign, b"\n".join(lines), host="FS01", role="server")
+    upload_id = response.json()["id"]
+    ingest_upload.apply(args=[upload_id])
+    status = client.get(f"/api/v1/uploads/{upload_id}", HTTP_AUTHORIZATION=f"Bearer {token}").json()
+    assert status["status"] == "failed"
+    assert status["error"]["line"] == 4
+    assert status["error"]["parser"] == "perfmon_csv"
+    assert status["rows"] == 0
+
+
+def test_the_openapi_document_describes_the_contract(client):
+    document = client.get("/api/v1/openapi.json").json()
+    paths = document["paths"]
+    for path in ("/api/v1/uploads", "/api/v1/uploads/{upload_id}", "/api/v1/uploads/{upload_id}/data",
+                 "/api/v1/samples", "/api/v1/timings", "/api/v1/runs/{run_id}/steps"):
+        assert path in paths, path
+    form = paths["/api/v1/uploads"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert {"file", "campaign", "kind", "scenario", "host", "role", "step", "timezone"} <= set(
+        form.get("properties", {}) or document["components"]["schemas"][form["$ref"].split("/")[-1]]["properties"]
+    )

@@ -1,0 +1,15 @@
+"""Template tags for Headroom's admin pages."""
+
+from __future__ import annotations
+
+from django import template
+
+from webapp.timeseries import backend
+
+register = template.Library()
+
+
+@register.simple_tag
+def timeseries_mode() -> str:
+    """The time-series storage the migrations built: ``timescaledb`` or ``postgresql``."""
+    return backend.mode()

@@ -1,0 +1,16 @@
+"""Django admin for the series dictionary; samples are too many to browse here."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from webapp.core.admin import ModelAdmin
+from webapp.timeseries.models import CounterSeries
+
+
+@admin.register(CounterSeries)
+class CounterSeriesAdmin(ModelAdmin[CounterSeries]):
+    list_display = ["counter", "object", "instance", "host"]
+    list_select_related = ["host"]
+    search_fields = ["object", "counter", "instance", "host__name"]
+    raw_id_fields = ["host"]
