@@ -216,11 +216,20 @@ def test(args: list[str]) -> int:
     return 0
 
 
+def bench(args: list[str]) -> int:
+    """Run a benchmark script with the same services the tests use."""
+    env = {**os.environ, **resolve_services(probe_local=True, pg_name="pg-test", redis_db=13)}
+    env.setdefault("SECRET_KEY", "bench-only-secret-key-" + "x" * 40)
+    env.setdefault("HEADROOM_VAR_DIR", str(VAR / "bench"))
+    return subprocess.run([PY, *args], env=env, cwd=ROOT).returncode
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("run", "test"):
-        print("usage: python -m webapp.launcher run | test [pytest args]", file=sys.stderr)
+    commands = {"run": lambda: run(), "test": lambda: test(argv[1:]), "bench": lambda: bench(argv[1:])}
+    if not argv or argv[0] not in commands:
+        print("usage: python -m webapp.launcher run | test [pytest args] | bench SCRIPT [args]", file=sys.stderr)
         return 2
-    return run() if argv[0] == "run" else test(argv[1:])
+    return commands[argv[0]]()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +164,7 @@ def test_live_samples_land_under_canonical_counter_names(
 
 
 def test_steps_mark_the_run_timeline(live_server: Any, study: tuple[Campaign, str], run_agent: AgentRunner) -> None:
-    start = datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+    start = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
     stamps = [(start + timedelta(minutes=m)).isoformat().replace("+00:00", "Z") for m in (0, 5, 10)]
     base = [*connect(live_server.url, study), "--run", "fsct-1", "--scenario", "smb_dialect=3.02"]
     for extra in (["--users", "100", "--at", stamps[0]], ["--users", "200", "--at", stamps[1]], ["--end", "--at", stamps[2]]):

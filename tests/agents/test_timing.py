@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from headroom_agent import windows
@@ -18,11 +18,11 @@ SLEEP_50MS = [sys.executable, "-c", "import time; time.sleep(0.05)"]
 
 
 def test_it_times_a_command_from_start_to_exit() -> None:
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     measured = measure(SLEEP_50MS)
     assert measured.exit_code == 0
     assert 50 <= measured.duration_ms < 5000
-    assert before <= measured.started <= datetime.now(timezone.utc)
+    assert before <= measured.started <= datetime.now(UTC)
 
 
 def test_it_reports_the_exit_code_of_a_failing_command() -> None:

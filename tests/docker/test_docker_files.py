@@ -158,7 +158,9 @@ def test_it_builds_from_a_pinned_python_image():
     bases = re.findall(r"^FROM\s+(\S+)", (DOCKER / "Dockerfile").read_text(), flags=re.MULTILINE)
     assert bases
     for base in bases:
-        assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), f"{base} is not a pinned python:3.11 slim tag"
+        assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), (
+            f"{base} is not a pinned python:3.11 slim tag"
+        )
 
 
 def test_it_keeps_the_venv_tests_and_secrets_out_of_the_build_context():

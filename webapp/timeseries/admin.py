@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 
-from webapp.core.admin import ModelAdmin
 from webapp.timeseries.models import CounterSeries
+
+if TYPE_CHECKING:
+    from django.contrib.admin import ModelAdmin
+else:
+    from webapp.core.admin import ModelAdmin  # subscriptable at runtime; see there
 
 
 @admin.register(CounterSeries)

@@ -57,7 +57,12 @@ def test_it_lists_failed_uploads_with_their_error_message_and_no_edit_form(admin
         storage_key="raw/aa/" + "a" * 64,
         parser="perfmon_csv",
         status=Upload.Status.FAILED,
-        error={"message": "line 3: 5 columns, header has 7", "line": 3, "column": None, "parser": "perfmon_csv"},
+        error={
+            "message": "line 3: 5 columns, header has 7",
+            "line": 3,
+            "column": None,
+            "parser": "perfmon_csv",
+        },
     )
     html = admin_client.get("/admin/core/upload/?status=failed").content.decode()
     assert "perf.csv" in html and "line 3: 5 columns, header has 7" in html

@@ -43,8 +43,8 @@ def test_rollups_follow_a_reparse_that_replaces_rows(campaign):
     upload = ingest_path(campaign, path, host="SRV2", role="server")
     refresh_rollups.apply()
     before = fetch(ROLLUP)
-    from workers.tasks import ingest_upload
     from webapp.core.uploads import requeue
+    from workers.tasks import ingest_upload
 
     requeue(upload)
     ingest_upload.apply(args=[upload.pk])
