@@ -72,8 +72,11 @@ def main() -> int:
     with psycopg.connect(bench_url, autocommit=True) as conn:
         conn.execute("DROP DATABASE IF EXISTS headroom_bench WITH (FORCE)")
         conn.execute("CREATE DATABASE headroom_bench")
-    os.environ["DATABASE_URL"] = bench_url.rsplit("/", 1)[0] + "/headroom_bench" + (
-        "" if "?" not in bench_url else "?" + bench_url.split("?", 1)[1])
+    os.environ["DATABASE_URL"] = (
+        bench_url.rsplit("/", 1)[0]
+        + "/headroom_bench"
+        + ("" if "?" not in bench_url else "?" + bench_url.split("?", 1)[1])
+    )
     import django
 
     django.setup()
@@ -97,9 +100,30 @@ def main() -> int:
     print(f"file: {args.rows:,} rows x {args.counters} counters, {size / 1e6:.1f} MB")
 
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", "ingest", "-P", "solo", "-c", "1",
-         "--without-gossip", "--without-mingle", "-l", "warning", "-n", f"bench-{os.getpid()}@%h"],
-        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=open(workdir / "worker.log", "wb"),
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers",
+            "worker",
+            "-Q",
+            "ingest",
+            "-P",
+            "solo",
+            "-c",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "warning",
+            "-n",
+            f"bench-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=open(workdir / "worker.log", "wb"),
     )
     try:
         time.sleep(3)  # worker start-up is not part of the measurement

@@ -14,7 +14,7 @@ def ingest_bytes(campaign: Campaign, data: bytes, **meta: object) -> Upload:
     """Store ``data`` as an upload and run the ingest task on it in this process."""
     stored = rawstore.save_bytes(data)
     upload, _ = accept(campaign, stored, UploadMeta(**meta))  # type: ignore[arg-type]
-    ingest_upload.apply(args=[upload.pk])
+    ingest_upload.apply(args=(upload.pk,))
     upload.refresh_from_db()
     return upload
 

@@ -227,7 +227,9 @@ def bench(args: list[str]) -> int:
 def main(argv: list[str]) -> int:
     commands = {"run": lambda: run(), "test": lambda: test(argv[1:]), "bench": lambda: bench(argv[1:])}
     if not argv or argv[0] not in commands:
-        print("usage: python -m webapp.launcher run | test [pytest args] | bench SCRIPT [args]", file=sys.stderr)
+        print(
+            "usage: python -m webapp.launcher run | test [pytest args] | bench SCRIPT [args]", file=sys.stderr
+        )
         return 2
     return commands[argv[0]]()
 

@@ -17,7 +17,19 @@ from tests.agents.conftest import AgentHome, Sink, free_port
 def test_it_uses_the_config_file_written_by_configure(agent_home: AgentHome, sink: Sink) -> None:
     sink.answer(404, {"error": {"code": "not_found", "message": "upload 0 not found"}})
     assert (
-        main(["configure", "--server", sink.url + "/", "--token", "hr_abc", "--campaign", "c1", "--role", "server"])
+        main(
+            [
+                "configure",
+                "--server",
+                sink.url + "/",
+                "--token",
+                "hr_abc",
+                "--campaign",
+                "c1",
+                "--role",
+                "server",
+            ]
+        )
         == 0
     )
     settings = config.resolve({})
@@ -79,7 +91,9 @@ def test_configure_refuses_a_token_the_server_rejects(
     assert not agent_home.config.exists()
 
 
-def test_configure_saves_when_the_server_is_away(agent_home: AgentHome, capsys: pytest.CaptureFixture[str]) -> None:
+def test_configure_saves_when_the_server_is_away(
+    agent_home: AgentHome, capsys: pytest.CaptureFixture[str]
+) -> None:
     server = f"http://127.0.0.1:{free_port()}"
     assert main(["configure", "--server", server, "--token", "hr_x"]) == 0
     assert "server unreachable" in capsys.readouterr().err
@@ -98,7 +112,9 @@ def test_show_masks_the_token_and_names_sources(
     assert "environment (HEADROOM_CAMPAIGN)" in out
 
 
-def test_commands_need_a_server(agent_home: AgentHome, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_commands_need_a_server(
+    agent_home: AgentHome, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["upload", str(tmp_path), "--campaign", "c"]) == 2
     assert "no server configured" in capsys.readouterr().err
 

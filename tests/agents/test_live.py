@@ -45,6 +45,14 @@ def study(transactional_db: None) -> tuple[Campaign, str]:
     return campaign, token
 
 
+@pytest.fixture(autouse=True)
+def settled(transactional_db: None, worker_process: subprocess.Popen[bytes]) -> Iterator[None]:
+    """Every upload a test made is parsed before the next test empties the tables under the worker."""
+    yield
+    busy = (Upload.Status.RECEIVED, Upload.Status.QUEUED, Upload.Status.PARSING)
+    wait_for(lambda: not Upload.objects.filter(status__in=busy).exists(), timeout=60)
+
+
 def connect(server: str, study: tuple[Campaign, str]) -> list[str]:
     campaign, token = study
     return ["--server", server, "--token", token, "--campaign", campaign.slug]
@@ -91,7 +99,11 @@ def test_an_upload_is_stored_and_its_rows_reported(
     assert result.returncode == 0, result.output
     assert upload.status == Upload.Status.STORED
     assert upload.rows > 0
-    assert (upload.host.name if upload.host else "", upload.role, upload.step_users) == ("NARMADHA", "server", 10)
+    assert (upload.host.name if upload.host else "", upload.role, upload.step_users) == (
+        "NARMADHA",
+        "server",
+        10,
+    )
     assert upload.scenario is not None and upload.scenario.dims == {"disk_type": "ssd"}
     assert upload.filename == PERFMON.name
     assert f"upload {upload.pk} stored: {upload.rows:,} rows (parser perfmon_csv)" in result.stdout
@@ -105,8 +117,12 @@ def test_a_parse_error_is_shown_verbatim(
     tmp_path: Path,
 ) -> None:
     broken = tmp_path / "broken.csv"
-    broken.write_text('"(PDH-CSV 4.0) (GMT Standard Time)(0)","\\\\FS01\\Memory\\Available MBytes"\n"garbage\n')
-    result = run_agent("upload", str(broken), *connect(live_server.url, study), "--kind", "perfmon_csv", "--wait")
+    broken.write_text(
+        '"(PDH-CSV 4.0) (GMT Standard Time)(0)","\\\\FS01\\Memory\\Available MBytes"\n"garbage\n'
+    )
+    result = run_agent(
+        "upload", str(broken), *connect(live_server.url, study), "--kind", "perfmon_csv", "--wait"
+    )
     [upload] = finished(study[0])
     assert upload.status == Upload.Status.FAILED
     assert result.returncode == 1, result.output
@@ -121,13 +137,26 @@ def test_timings_arrive_as_numbered_measurements(
     run_agent: AgentRunner,
 ) -> None:
     result = run_agent(
-        "time", *connect(live_server.url, study), "--name", "app launch", "--repeat", "3", "--run", "t1", "--", *SLEEP
+        "time",
+        *connect(live_server.url, study),
+        "--name",
+        "app launch",
+        "--repeat",
+        "3",
+        "--run",
+        "t1",
+        "--",
+        *SLEEP,
     )
     assert result.returncode == 0, result.output
     [upload] = finished(study[0])
     assert upload.status == Upload.Status.STORED, upload.error
     rows = list(Measurement.objects.filter(upload_id=upload.pk).order_by("repetition"))
-    assert [(m.metric, m.repetition) for m in rows] == [("app launch", 1), ("app launch", 2), ("app launch", 3)]
+    assert [(m.metric, m.repetition) for m in rows] == [
+        ("app launch", 1),
+        ("app launch", 2),
+        ("app launch", 3),
+    ]
     assert all(m.value >= 50 for m in rows)
     assert Run.objects.get(pk=rows[0].run_id).name == "t1"
 
@@ -158,20 +187,33 @@ def test_live_samples_land_under_canonical_counter_names(
     assert result.returncode == 0, result.output
     uploads = finished(study[0], count=Upload.objects.filter(campaign=study[0]).count())
     assert all(u.status == Upload.Status.STORED for u in uploads), [u.error for u in uploads]
-    cpu = CounterSeries.objects.get(host__name="FS01", object="Processor", instance="_Total", counter="% Processor Time")
+    cpu = CounterSeries.objects.get(
+        host__name="FS01", object="Processor", instance="_Total", counter="% Processor Time"
+    )
     assert CounterSample.objects.filter(series=cpu).count() == 6
-    assert CounterSeries.objects.filter(host__name="FS01", object="Memory", counter="Available MBytes").exists()
+    assert CounterSeries.objects.filter(
+        host__name="FS01", object="Memory", counter="Available MBytes"
+    ).exists()
 
 
-def test_steps_mark_the_run_timeline(live_server: Any, study: tuple[Campaign, str], run_agent: AgentRunner) -> None:
+def test_steps_mark_the_run_timeline(
+    live_server: Any, study: tuple[Campaign, str], run_agent: AgentRunner
+) -> None:
     start = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
     stamps = [(start + timedelta(minutes=m)).isoformat().replace("+00:00", "Z") for m in (0, 5, 10)]
     base = [*connect(live_server.url, study), "--run", "fsct-1", "--scenario", "smb_dialect=3.02"]
-    for extra in (["--users", "100", "--at", stamps[0]], ["--users", "200", "--at", stamps[1]], ["--end", "--at", stamps[2]]):
+    for extra in (
+        ["--users", "100", "--at", stamps[0]],
+        ["--users", "200", "--at", stamps[1]],
+        ["--end", "--at", stamps[2]],
+    ):
         result = run_agent("step", *base, *extra)
         assert result.returncode == 0, result.output
     assert "200 users from 2024-05-01T10:05:00Z to 2024-05-01T10:10:00Z" in result.stdout
-    steps = [(s.users, s.started_at, s.ended_at) for s in RunStep.objects.filter(run__name="fsct-1").order_by("started_at")]
+    steps = [
+        (s.users, s.started_at, s.ended_at)
+        for s in RunStep.objects.filter(run__name="fsct-1").order_by("started_at")
+    ]
     assert steps == [
         (100, start, start + timedelta(minutes=5)),
         (200, start + timedelta(minutes=5), start + timedelta(minutes=10)),
@@ -185,21 +227,35 @@ def test_spooled_items_arrive_with_flush(
     away = run_agent("upload", str(PERFMON), *connect(dead, study))
     timed = run_agent("time", *connect(dead, study), "--name", "copy", "--", *SLEEP)
     assert (away.returncode, timed.returncode) == (75, 75)
-    assert f"server unreachable (connection refused): 1 item spooled in {agent_home.spool / 'items'}" in away.stderr
+    assert (
+        f"server unreachable (connection refused): 1 item spooled in {agent_home.spool / 'items'}"
+        in away.stderr
+    )
     assert "2 items spooled in" in timed.stderr
     assert Upload.objects.count() == 0
 
     flushed = run_agent("flush", "--server", live_server.url, "--token", study[1])
     assert flushed.returncode == 0, flushed.output
     assert agent_home.pending() == []
-    assert sorted(Upload.objects.filter(campaign=study[0]).values_list("kind", flat=True)) == ["auto", "timings"]
+    uploads = finished(study[0], count=2)
+    assert sorted(u.kind for u in uploads) == ["auto", "timings"]
+    assert all(u.status == Upload.Status.STORED for u in uploads), [u.error for u in uploads]
 
 
 def test_a_rejected_token_is_named_and_a_corrected_one_delivers(
     live_server: Any, study: tuple[Campaign, str], run_agent: AgentRunner, agent_home: AgentHome
 ) -> None:
     campaign, token = study
-    result = run_agent("upload", str(PERFMON), "--server", live_server.url, "--token", "hr_wrong", "--campaign", campaign.slug)
+    result = run_agent(
+        "upload",
+        str(PERFMON),
+        "--server",
+        live_server.url,
+        "--token",
+        "hr_wrong",
+        "--campaign",
+        campaign.slug,
+    )
     assert result.returncode == 1
     assert f"token rejected by {live_server.url} (HTTP 401" in result.stderr
     assert len(agent_home.pending()) == 1
@@ -218,7 +274,16 @@ def test_a_watched_folder_is_uploaded_by_the_zipapp(
     shutil.copy(PERFMON, results / "server.csv")
     shutil.copy(FIXTURES / "perfmon_csv" / "rajitharul_perfmon_SriLanka_1.2MB.csv", results / "server2.csv")
     (results / "ignored.txt").write_text("x")
-    args = ["watch", str(results), *connect(live_server.url, study), "--pattern", "*.csv", "--once", "--settle", "0"]
+    args = [
+        "watch",
+        str(results),
+        *connect(live_server.url, study),
+        "--pattern",
+        "*.csv",
+        "--once",
+        "--settle",
+        "0",
+    ]
     assert run_agent(*args, zipapp=zipapp_path).returncode == 0
     assert run_agent(*args, zipapp=zipapp_path).returncode == 0
     assert sorted(Upload.objects.filter(campaign=study[0]).values_list("filename", flat=True)) == [

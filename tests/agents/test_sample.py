@@ -18,7 +18,10 @@ pytest.importorskip("psutil")
 
 
 def test_it_names_counters_as_perfmon_does() -> None:
-    assert counter_path("FS01", "Processor", "_Total", "% Processor Time") == "\\\\FS01\\Processor(_Total)\\% Processor Time"
+    assert (
+        counter_path("FS01", "Processor", "_Total", "% Processor Time")
+        == "\\\\FS01\\Processor(_Total)\\% Processor Time"
+    )
     assert counter_path("FS01", "Memory", "", "Available MBytes") == "\\\\FS01\\Memory\\Available MBytes"
 
 
@@ -57,7 +60,9 @@ def test_it_turns_typeperf_lines_into_samples() -> None:
         "The command completed successfully.",
     ]
     samples = [sample for line in lines for sample in parser.feed(line, stamp)]
-    assert samples == [{"time": stamp, "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time", "value": 12.5}]
+    assert samples == [
+        {"time": stamp, "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time", "value": 12.5}
+    ]
 
 
 def test_timestamps_are_utc_with_milliseconds() -> None:
@@ -66,10 +71,23 @@ def test_timestamps_are_utc_with_milliseconds() -> None:
     assert len(stamp) == len("2024-05-01T10:00:00.000Z")
 
 
-def test_it_sends_batches_on_schedule(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_it_sends_batches_on_schedule(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(
         ["sample", "--server", sink.url, "--token", "t", "--campaign", "c", "--run", "r1", "--host", "FS01"]
-        + ["--role", "server", "--scenario", "av=on", "--interval", "0.1", "--duration", "1", "--batch", "0.45"]
+        + [
+            "--role",
+            "server",
+            "--scenario",
+            "av=on",
+            "--interval",
+            "0.1",
+            "--duration",
+            "1",
+            "--batch",
+            "0.45",
+        ]
     )
     assert code == 0
     batches = [r.json() for r in sink.posts("/api/v1/samples")]
@@ -107,13 +125,32 @@ def test_typeperf_counters_are_sampled_too(
     fake.write_text(
         "#!/bin/sh\n"
         'echo \'"(PDH-CSV 4.0)","\\\\\\\\FS01\\\\SMB Server Shares(_Total)\\\\Avg. sec/Data Request"\'\n'
-        "while true; do echo '\"05/01/2024 12:00:00.123\",\"0.004\"'; sleep 0.1; done\n"
+        'while true; do echo \'"05/01/2024 12:00:00.123","0.004"\'; sleep 0.1; done\n'
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     code = main(
-        ["sample", "--server", sink.url, "--token", "t", "--campaign", "c", "--run", "r1", "--counters", "none"]
-        + ["--typeperf", "\\SMB Server Shares(_Total)\\Avg. sec/Data Request", "--duration", "1", "--interval", "1"]
+        [
+            "sample",
+            "--server",
+            sink.url,
+            "--token",
+            "t",
+            "--campaign",
+            "c",
+            "--run",
+            "r1",
+            "--counters",
+            "none",
+        ]
+        + [
+            "--typeperf",
+            "\\SMB Server Shares(_Total)\\Avg. sec/Data Request",
+            "--duration",
+            "1",
+            "--interval",
+            "1",
+        ]
     )
     assert code == 0
     samples = [s for r in sink.posts("/api/v1/samples") for s in r.json()["samples"]]

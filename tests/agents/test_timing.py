@@ -101,7 +101,9 @@ def test_timings_are_spooled_when_the_server_is_away(
     agent_home: AgentHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = f"http://127.0.0.1:{free_port()}"
-    code = main(["time", "--server", server, "--token", "t", "--campaign", "c", "--name", "x", "--", *SLEEP_50MS])
+    code = main(
+        ["time", "--server", server, "--token", "t", "--campaign", "c", "--name", "x", "--", *SLEEP_50MS]
+    )
     assert code == 75
     err = capsys.readouterr().err
     assert "server unreachable (connection refused): 1 item spooled in" in err
@@ -109,7 +111,9 @@ def test_timings_are_spooled_when_the_server_is_away(
 
 
 @pytest.mark.skipif(windows.SUPPORTED, reason="checks the message on systems without Win32 windows")
-def test_until_window_says_it_is_windows_only(agent_home: AgentHome, capsys: pytest.CaptureFixture[str]) -> None:
+def test_until_window_says_it_is_windows_only(
+    agent_home: AgentHome, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(
         ["time", "--server", "http://localhost:1", "--token", "t", "--campaign", "c", "--name", "x"]
         + ["--until-window", "Excel", "--", "excel.exe"]
@@ -119,6 +123,9 @@ def test_until_window_says_it_is_windows_only(agent_home: AgentHome, capsys: pyt
 
 
 def test_a_missing_program_is_named(agent_home: AgentHome, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["time", "--server", "http://localhost:1", "--token", "t", "--campaign", "c", "--name", "x"] + ["--", "no-such-program-xyz"])
+    code = main(
+        ["time", "--server", "http://localhost:1", "--token", "t", "--campaign", "c", "--name", "x"]
+        + ["--", "no-such-program-xyz"]
+    )
     assert code == 1
     assert "cannot start 'no-such-program-xyz'" in capsys.readouterr().err

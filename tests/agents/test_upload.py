@@ -60,10 +60,15 @@ def test_preparing_a_file_spools_a_gzipped_request_per_call(tmp_path: Path) -> N
     assert second.id != first.id
 
 
-def test_it_prints_each_upload_id(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_it_prints_each_upload_id(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     sink.answer(202, {"id": 41, "status": "queued"})
     sink.answer(200, {"id": 7, "status": "stored", "duplicate": True})
-    assert main(["upload", str(PERFMON), str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c"]) == 0
+    assert (
+        main(["upload", str(PERFMON), str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c"])
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out == [
         f"upload 41 queued {PERFMON.name}",
@@ -79,7 +84,12 @@ def test_wait_shows_the_parser_error_verbatim(
     sink.answer(200, {"id": 5, "status": "parsing"})
     sink.answer(
         200,
-        {"id": 5, "status": "failed", "parser": "perfmon_csv", "error": {"message": message, "line": 3, "column": 7}},
+        {
+            "id": 5,
+            "status": "failed",
+            "parser": "perfmon_csv",
+            "error": {"message": message, "line": 3, "column": 7},
+        },
     )
     code = main(["upload", str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c", "--wait"])
     assert code == 1
@@ -88,10 +98,14 @@ def test_wait_shows_the_parser_error_verbatim(
     assert f"\n  {message}\n" in out
 
 
-def test_wait_reports_rows_stored(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_wait_reports_rows_stored(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     sink.answer(202, {"id": 5, "status": "queued"})
     sink.answer(200, {"id": 5, "status": "stored", "rows": 1234, "parser": "perfmon_csv", "error": None})
-    assert main(["upload", str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c", "--wait"]) == 0
+    assert (
+        main(["upload", str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c", "--wait"]) == 0
+    )
     assert "upload 5 stored: 1,234 rows (parser perfmon_csv)" in capsys.readouterr().out
 
 
@@ -105,13 +119,17 @@ def test_a_refused_upload_says_why_and_leaves_no_copy(
     assert agent_home.rejected() == []
 
 
-def test_a_missing_file_is_named(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_file_is_named(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["upload", "nope.csv", "--server", sink.url, "--token", "t", "--campaign", "c"]) == 2
     assert "nope.csv: no such file" in capsys.readouterr().err
     assert sink.requests == []
 
 
-def test_a_redirect_is_not_followed(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_redirect_is_not_followed(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     sink.answer(301, {})
     assert main(["upload", str(PERFMON), "--server", sink.url, "--token", "t", "--campaign", "c"]) == 1
     assert "redirected to" in capsys.readouterr().err

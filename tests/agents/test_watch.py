@@ -74,6 +74,8 @@ def test_a_state_file_can_be_named(agent_home: AgentHome, sink: Sink, tmp_path: 
     assert str((results / "a.xml").resolve()) in state.read_text(encoding="utf-8")
 
 
-def test_it_refuses_a_missing_directory(agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]) -> None:
+def test_it_refuses_a_missing_directory(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert watch_once(sink, Path("no-such-dir")) == 2
     assert "not a directory" in capsys.readouterr().err

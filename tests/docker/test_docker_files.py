@@ -147,7 +147,11 @@ def test_it_runs_the_final_image_stage_as_a_non_root_user_with_a_health_check():
     stage = final_stage()
     users = [line.split()[1] for line in stage if line.upper().startswith("USER ")]
     assert users, "the final stage sets no USER"
-    assert users[-1].split(":")[0] not in {"root", "0"}
+    user = users[-1].split(":")[0]
+    assert user not in {"root", "0"}
+    if user.isdigit():
+        created = re.search(rf"useradd .*--uid {user} .*\bheadroom\b", "\n".join(stage))
+        assert created, f"USER {user} is not the headroom user the stage creates"
     healthchecks = [line for line in stage if line.upper().startswith("HEALTHCHECK ")]
     assert len(healthchecks) == 1
     assert "/healthz" in healthchecks[0] and " NONE" not in healthchecks[0].upper()

@@ -16,7 +16,7 @@ from webapp.core.models import Upload, WorkerHeartbeat
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def final_status(upload_id: int) -> Upload:
+def final_status(upload_id: int):
     def done() -> Upload | None:
         upload = Upload.objects.get(pk=upload_id)
         return upload if upload.status in ("stored", "failed") else None
@@ -31,8 +31,9 @@ def test_an_uploaded_perfmon_file_is_stored_by_the_worker(client, worker_process
     path = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
     file = io.BytesIO(path.read_bytes())
     file.name = path.name
-    response = client.post("/api/v1/uploads", {"file": file, "campaign": campaign.slug, "host": "FS01",
-                                               "role": "server"}, **auth)
+    response = client.post(
+        "/api/v1/uploads", {"file": file, "campaign": campaign.slug, "host": "FS01", "role": "server"}, **auth
+    )
     assert response.status_code == 202
     upload = final_status(response.json()["id"])
     assert upload.status == "stored", upload.error
@@ -44,7 +45,7 @@ def test_an_uploaded_perfmon_file_is_stored_by_the_worker(client, worker_process
     assert WorkerHeartbeat.objects.exists()
 
 
-def _rollup_rows() -> int:
+def _rollup_rows():
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM counter_rollup_1m")
         return cursor.fetchone()[0]
@@ -55,12 +56,27 @@ def test_live_samples_and_timings_batches_are_stored(client, worker_process):
     _, token = make_token(campaign.project)
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
     samples = {
-        "campaign": campaign.slug, "host": "FS01", "role": "server", "scenario": {"av": "on"}, "run": "live-1",
+        "campaign": campaign.slug,
+        "host": "FS01",
+        "role": "server",
+        "scenario": {"av": "on"},
+        "run": "live-1",
         "samples": [
-            {"time": f"2015-06-01T10:00:0{i}Z", "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time",
-             "value": 10.0 + i}
+            {
+                "time": f"2015-06-01T10:00:0{i}Z",
+                "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time",
+                "value": 10.0 + i,
+            }
             for i in range(5)
-        ] + [{"time": "2015-06-01T10:00:00Z", "object": "Memory", "counter_name": "Available MBytes", "value": 2048}],
+        ]
+        + [
+            {
+                "time": "2015-06-01T10:00:00Z",
+                "object": "Memory",
+                "counter_name": "Available MBytes",
+                "value": 2048,
+            }
+        ],
     }
     response = client.post("/api/v1/samples", json.dumps(samples), content_type="application/json", **auth)
     assert response.status_code == 202, response.content
@@ -71,10 +87,16 @@ def test_live_samples_and_timings_batches_are_stored(client, worker_process):
     assert again.status_code == 200 and again.json()["duplicate"] is True
 
     timings = {
-        "campaign": campaign.slug, "host": "CLIENT1", "scenario": {"redirection": "none"},
+        "campaign": campaign.slug,
+        "host": "CLIENT1",
+        "scenario": {"redirection": "none"},
         "timings": [
-            {"name": "app_launch.firefox", "started_at": "2015-06-01T09:00:00Z", "duration_ms": 1500 + r,
-             "repetition": r}
+            {
+                "name": "app_launch.firefox",
+                "started_at": "2015-06-01T09:00:00Z",
+                "duration_ms": 1500 + r,
+                "repetition": r,
+            }
             for r in range(1, 6)
         ],
     }
@@ -91,14 +113,26 @@ def test_a_run_gets_its_load_step_timeline(client, worker_process):
     campaign = make_campaign()
     _, token = make_token(campaign.project)
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
-    run = client.post("/api/v1/runs", {"campaign": campaign.slug, "name": "fsct-1", "scenario": {"av": "off"}},
-                      content_type="application/json", **auth).json()
+    run = client.post(
+        "/api/v1/runs",
+        {"campaign": campaign.slug, "name": "fsct-1", "scenario": {"av": "off"}},
+        content_type="application/json",
+        **auth,
+    ).json()
     open_step = [{"users": 100, "started_at": "2015-06-01T10:00:00Z"}]
     client.post(f"/api/v1/runs/{run['id']}/steps", open_step, content_type="application/json", **auth)
-    client.post(f"/api/v1/runs/{run['id']}/steps", [{"users": 200, "started_at": "2015-06-01T10:10:00Z"}],
-                content_type="application/json", **auth)
-    body = client.post(f"/api/v1/runs/{run['id']}/steps", {"end_at": "2015-06-01T10:20:00Z"},
-                       content_type="application/json", **auth).json()
+    client.post(
+        f"/api/v1/runs/{run['id']}/steps",
+        [{"users": 200, "started_at": "2015-06-01T10:10:00Z"}],
+        content_type="application/json",
+        **auth,
+    )
+    body = client.post(
+        f"/api/v1/runs/{run['id']}/steps",
+        {"end_at": "2015-06-01T10:20:00Z"},
+        content_type="application/json",
+        **auth,
+    ).json()
     assert [(s["users"], s["started_at"], s["ended_at"]) for s in body["steps"]] == [
         (100, "2015-06-01T10:00:00Z", "2015-06-01T10:10:00Z"),
         (200, "2015-06-01T10:10:00Z", "2015-06-01T10:20:00Z"),

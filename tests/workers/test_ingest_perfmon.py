@@ -24,17 +24,17 @@ FILES = {
 }
 
 
-def expected(name: str) -> dict[str, object]:
+def expected(name: str) -> dict:
     """Read the file with the csv module: counter columns, non-blank cells, first/last time."""
     encoding, east, _ = FILES[name]
     text = (FIXTURES / "perfmon_csv" / name).read_bytes().decode(encoding)
     rows = list(csv.reader(io.StringIO(text)))
     header, data = rows[0], [r for r in rows[1:] if r]
     counters = {i for i, h in enumerate(header) if h.startswith("\\\\")}
-    unique = {}
+    unique: dict[str, int] = {}
     for i in sorted(counters):
         unique.setdefault(header[i].lower(), i)
-    cells = sum(1 for r in data for i in unique.values() if r[i].strip() != "")
+    cells = len([1 for r in data for i in unique.values() if r[i].strip() != ""])
     stamps = [datetime.strptime(r[0], "%m/%d/%Y %H:%M:%S.%f") for r in data]
     to_utc = timedelta(minutes=east)
     return {
@@ -45,7 +45,7 @@ def expected(name: str) -> dict[str, object]:
     }
 
 
-def stored(upload: Upload) -> tuple[int, datetime, datetime, int]:
+def stored(upload: Upload) -> tuple:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*), min(time), max(time), count(DISTINCT series_id) FROM counter_sample WHERE upload_id = %s",
@@ -57,8 +57,9 @@ def stored(upload: Upload) -> tuple[int, datetime, datetime, int]:
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_every_real_perfmon_file_is_stored_exactly(campaign, name):
     want = expected(name)
-    upload = ingest_path(campaign, FIXTURES / "perfmon_csv" / name, host="SRV", role="server",
-                         timezone=FILES[name][2])
+    upload = ingest_path(
+        campaign, FIXTURES / "perfmon_csv" / name, host="SRV", role="server", timezone=FILES[name][2]
+    )
     assert upload.status == "stored", upload.error
     assert upload.parser == "perfmon_csv"
     count, first, last, series = stored(upload)
@@ -83,7 +84,9 @@ def test_a_russian_process_counter_is_stored_under_its_english_name(campaign):
 
 
 def test_a_missing_bias_without_a_timezone_fails_clearly_with_no_rows(campaign):
-    upload = ingest_path(campaign, FIXTURES / "perfmon_csv" / "waflia_DataCollector01_ruRU_cp1251.csv", host="RU1")
+    upload = ingest_path(
+        campaign, FIXTURES / "perfmon_csv" / "waflia_DataCollector01_ruRU_cp1251.csv", host="RU1"
+    )
     assert upload.status == "failed"
     assert "timezone" in upload.error["message"]
     assert upload.error["parser"] == "perfmon_csv"
@@ -98,7 +101,7 @@ def test_reingesting_an_upload_replaces_its_rows(campaign):
     from workers.tasks import ingest_upload
 
     requeue(upload)
-    ingest_upload.apply(args=[upload.pk])
+    ingest_upload.apply(args=(upload.pk,))
     upload.refresh_from_db()
     assert upload.status == "stored" and upload.attempts == 2
     assert stored(upload) == first

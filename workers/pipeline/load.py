@@ -148,18 +148,20 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
     """
     runs: dict[str, Run] = {}
     hosts: set[tuple[int, str]] = set()
-    resolved = []
+    resolved: list[Run] = []
     for item in items:
         key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
-        run = runs.get(key)
-        if run is None:
-            if item.scenario is None:
-                if upload.run is None:
-                    raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
-                run = upload.run
-            else:
-                run = default_run(upload.campaign, Scenario.for_dims(upload.campaign, item.scenario))
-            runs[key] = run
+        found = runs.get(key)
+        if found is None:
+            if item.scenario is not None:
+                scenario = Scenario.for_dims(upload.campaign, item.scenario)
+                if upload.run is None or scenario.pk != upload.scenario_id:
+                    found = default_run(upload.campaign, scenario)
+            found = found or upload.run
+            if found is None:
+                raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
+            runs[key] = found
+        run = found
         if item.host and (run.pk, item.host) not in hosts:
             host, _ = Host.objects.get_or_create(
                 project=upload.campaign.project, name=item.host, defaults={"role": upload.role}

@@ -29,8 +29,16 @@ def post_file(client, token, campaign, data: bytes, name="trace.csv", **fields):
 def test_it_stores_the_raw_file_and_answers_202_with_a_status_url(client, agent):
     token, campaign = agent
     data = PERFMON.read_bytes()
-    response = post_file(client, token, campaign, data, host="FS01", role="server",
-                         scenario=json.dumps({"smb_dialect": "3.02", "av": "off"}), step="100")
+    response = post_file(
+        client,
+        token,
+        campaign,
+        data,
+        host="FS01",
+        role="server",
+        scenario=json.dumps({"smb_dialect": "3.02", "av": "off"}),
+        step="100",
+    )
     assert response.status_code == 202, response.content
     body = response.json()
     assert body["status"] in ("received", "queued")
@@ -49,8 +57,13 @@ def test_it_stores_the_raw_file_and_answers_202_with_a_status_url(client, agent)
 def test_the_same_bytes_for_the_same_campaign_are_stored_once(client, agent):
     token, campaign = agent
     first = post_file(client, token, campaign, b"name,started_at,duration_ms\nx,2015-01-01T00:00:00Z,5\n")
-    again = post_file(client, token, campaign, b"name,started_at,duration_ms\nx,2015-01-01T00:00:00Z,5\n",
-                      name="other-name.csv")
+    again = post_file(
+        client,
+        token,
+        campaign,
+        b"name,started_at,duration_ms\nx,2015-01-01T00:00:00Z,5\n",
+        name="other-name.csv",
+    )
     assert first.status_code == 202 and again.status_code == 200
     assert again.json()["duplicate"] is True and again.json()["id"] == first.json()["id"]
     assert Upload.objects.filter(campaign=campaign).count() == 1
@@ -59,10 +72,15 @@ def test_the_same_bytes_for_the_same_campaign_are_stored_once(client, agent):
 def test_it_accepts_a_gzip_encoded_multipart_body(client, agent):
     token, campaign = agent
     data = PERFMON.read_bytes()
-    content = encode_multipart("BoUnDaRy", {"file": io.BytesIO(data), "campaign": campaign.slug, "host": "FS02"})
+    content = encode_multipart(
+        "BoUnDaRy", {"file": io.BytesIO(data), "campaign": campaign.slug, "host": "FS02"}
+    )
     response = client.post(
-        "/api/v1/uploads", gzip.compress(content), content_type="multipart/form-data; boundary=BoUnDaRy",
-        HTTP_CONTENT_ENCODING="gzip", HTTP_AUTHORIZATION=f"Bearer {token}",
+        "/api/v1/uploads",
+        gzip.compress(content),
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+        HTTP_CONTENT_ENCODING="gzip",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
     )
     assert response.status_code == 202, response.content
     assert Upload.objects.get(pk=response.json()["id"]).sha256 == hashlib.sha256(data).hexdigest()
@@ -81,8 +99,13 @@ def test_it_refuses_a_gzip_bomb_with_413(client, agent, settings):
     token, campaign = agent
     settings.MAX_DECOMPRESSED_SIZE = 100_000
     content = encode_multipart("B", {"file": io.BytesIO(b"0" * 1_000_000), "campaign": campaign.slug})
-    response = client.post("/api/v1/uploads", gzip.compress(content), content_type="multipart/form-data; boundary=B",
-                           HTTP_CONTENT_ENCODING="gzip", HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = client.post(
+        "/api/v1/uploads",
+        gzip.compress(content),
+        content_type="multipart/form-data; boundary=B",
+        HTTP_CONTENT_ENCODING="gzip",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
     assert response.status_code == 413
     assert not Upload.objects.exists()
 
@@ -118,7 +141,7 @@ def test_status_and_data_show_what_the_worker_extracted(client, agent):
     token, campaign = agent
     response = post_file(client, token, campaign, PERFMON.read_bytes(), host="FS01", role="server")
     upload_id = response.json()["id"]
-    ingest_upload.apply(args=[upload_id])
+    ingest_upload.apply(args=(upload_id,))
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
     status = client.get(f"/api/v1/uploads/{upload_id}", **auth).json()
     assert status["status"] == "stored" and status["parser"] == "perfmon_csv" and status["error"] is None
@@ -143,7 +166,7 @@ def test_a_failed_upload_reports_message_line_and_parser(client, agent):
     lines[3] = lines[3].replace(b",", b',"oops",', 1)  # one extra cell on line 4
     response = post_file(client, token, campaign, b"\n".join(lines), host="FS01", role="server")
     upload_id = response.json()["id"]
-    ingest_upload.apply(args=[upload_id])
+    ingest_upload.apply(args=(upload_id,))
     status = client.get(f"/api/v1/uploads/{upload_id}", HTTP_AUTHORIZATION=f"Bearer {token}").json()
     assert status["status"] == "failed"
     assert status["error"]["line"] == 4
@@ -154,10 +177,17 @@ def test_a_failed_upload_reports_message_line_and_parser(client, agent):
 def test_the_openapi_document_describes_the_contract(client):
     document = client.get("/api/v1/openapi.json").json()
     paths = document["paths"]
-    for path in ("/api/v1/uploads", "/api/v1/uploads/{upload_id}", "/api/v1/uploads/{upload_id}/data",
-                 "/api/v1/samples", "/api/v1/timings", "/api/v1/runs/{run_id}/steps"):
+    for path in (
+        "/api/v1/uploads",
+        "/api/v1/uploads/{upload_id}",
+        "/api/v1/uploads/{upload_id}/data",
+        "/api/v1/samples",
+        "/api/v1/timings",
+        "/api/v1/runs/{run_id}/steps",
+    ):
         assert path in paths, path
     form = paths["/api/v1/uploads"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
     assert {"file", "campaign", "kind", "scenario", "host", "role", "step", "timezone"} <= set(
-        form.get("properties", {}) or document["components"]["schemas"][form["$ref"].split("/")[-1]]["properties"]
+        form.get("properties", {})
+        or document["components"]["schemas"][form["$ref"].split("/")[-1]]["properties"]
     )

@@ -43,7 +43,9 @@ def test_it_scopes_a_token_to_its_own_projects_campaigns(client):
     theirs = make_campaign()
     _, plain = make_token(mine.project)
     auth = {"HTTP_AUTHORIZATION": f"Bearer {plain}"}
-    response = client.post("/api/v1/runs", {"campaign": mine.slug, "name": "r1"}, content_type="application/json", **auth)
+    response = client.post(
+        "/api/v1/runs", {"campaign": mine.slug, "name": "r1"}, content_type="application/json", **auth
+    )
     assert response.status_code == 200
     response = client.post(
         "/api/v1/runs", {"campaign": theirs.slug, "name": "r1"}, content_type="application/json", **auth
@@ -54,8 +56,12 @@ def test_it_scopes_a_token_to_its_own_projects_campaigns(client):
 
 def test_it_refuses_the_api_without_a_valid_token(client):
     campaign = make_campaign()
-    response = client.post("/api/v1/runs", {"campaign": campaign.slug, "name": "r"}, content_type="application/json",
-                           HTTP_AUTHORIZATION="Bearer hr_wrong")
+    response = client.post(
+        "/api/v1/runs",
+        {"campaign": campaign.slug, "name": "r"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION="Bearer hr_wrong",
+    )
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "unauthorized"
 

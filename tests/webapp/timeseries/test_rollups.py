@@ -27,8 +27,12 @@ def fetch(sql: str) -> list[tuple]:
 
 
 def test_rollups_equal_the_raw_aggregate_after_a_refresh(campaign):
-    upload = ingest_path(campaign, FIXTURES / "perfmon_csv" / "rajitharul_perfmon_SriLanka_1.2MB.csv",
-                         host="SRV1", role="server")
+    upload = ingest_path(
+        campaign,
+        FIXTURES / "perfmon_csv" / "rajitharul_perfmon_SriLanka_1.2MB.csv",
+        host="SRV1",
+        role="server",
+    )
     assert upload.status == "stored", upload.error
     assert fetch(ROLLUP) == []  # not yet refreshed: plain mode needs the worker task
     refresh_rollups.apply()
@@ -47,7 +51,7 @@ def test_rollups_follow_a_reparse_that_replaces_rows(campaign):
     from workers.tasks import ingest_upload
 
     requeue(upload)
-    ingest_upload.apply(args=[upload.pk])
+    ingest_upload.apply(args=(upload.pk,))
     refresh_rollups.apply()
     assert fetch(ROLLUP) == before == fetch(RAW)
 
