@@ -99,6 +99,7 @@ def main() -> int:
     size = generate(csv_path, args.rows, args.counters)
     print(f"file: {args.rows:,} rows x {args.counters} counters, {size / 1e6:.1f} MB")
 
+    worker_log = open(workdir / "worker.log", "wb")  # noqa: SIM115  (lives as long as the worker)
     worker = subprocess.Popen(
         [
             sys.executable,
@@ -123,7 +124,7 @@ def main() -> int:
         cwd=ROOT,
         env=os.environ.copy(),
         stdout=subprocess.DEVNULL,
-        stderr=open(workdir / "worker.log", "wb"),
+        stderr=worker_log,
     )
     try:
         time.sleep(3)  # worker start-up is not part of the measurement
@@ -151,6 +152,7 @@ def main() -> int:
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+        worker_log.close()
 
     rows = upload.rows
     pipeline_seconds = finished - started

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from webapp.core.models import Campaign, Project
+from webapp.core.models import Campaign, Membership, Project, Upload
+from webapp.core.uploads import requeue
+from webapp.timeseries.models import RollupDirty
+from workers.pipeline.load import delete_rows
 
 
 def visible_projects(request: HttpRequest) -> QuerySet[Project]:
@@ -49,3 +55,49 @@ def uploads(request: HttpRequest, slug: str) -> HttpResponse:
     found = visible_campaign(request, slug)
     rows = found.uploads.select_related("host", "scenario").order_by("-received_at")[:500]
     return render(request, "dashboard/uploads.html", {"campaign": found, "uploads": rows})
+
+
+def editable_upload(request: HttpRequest, slug: str, upload_id: int) -> Upload:
+    """An upload the user may change: owner or editor of its project (else 404/403)."""
+    campaign = visible_campaign(request, slug)
+    upload = campaign.uploads.filter(pk=upload_id).first()
+    if upload is None:
+        raise Http404("upload not found")
+    allowed = (
+        request.user.is_superuser
+        or Membership.objects.filter(
+            project=campaign.project,
+            user_id=request.user.pk,
+            role__in=[Membership.Role.OWNER, Membership.Role.EDITOR],
+        ).exists()
+    )
+    if not allowed:
+        from django.core.exceptions import PermissionDenied
+
+        raise PermissionDenied("viewers cannot change uploads")
+    return upload
+
+
+@login_required
+@require_POST
+def reparse_upload(request: HttpRequest, slug: str, upload_id: int) -> HttpResponse:
+    """Retry a failed upload, or re-parse a stored one after a parser fix; rows are replaced."""
+    upload = editable_upload(request, slug, upload_id)
+    with transaction.atomic():
+        requeue(upload)
+    messages.success(request, f"Upload {upload.pk} queued for re-parsing.")
+    return redirect("dashboard:uploads", slug=slug)
+
+
+@login_required
+@require_POST
+def delete_upload(request: HttpRequest, slug: str, upload_id: int) -> HttpResponse:
+    """Delete an upload and the rows it produced (the raw bytes stay in the raw store)."""
+    upload = editable_upload(request, slug, upload_id)
+    with transaction.atomic():
+        first, last = delete_rows(upload.pk)
+        if first and last:
+            RollupDirty.objects.create(start=first, end=last)
+        upload.delete()
+    messages.success(request, f"Upload {upload_id} and its rows deleted.")
+    return redirect("dashboard:uploads", slug=slug)
