@@ -13,7 +13,7 @@ and the ``unnest`` upsert resolves thousands of series in one round trip.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
@@ -23,7 +23,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from webapp.core.models import Host, Run, RunStep, Scenario, Upload
-from webapp.core.runs import default_run
+from webapp.core.runs import default_run, named_run
 from webapp.timeseries.models import RollupDirty
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
@@ -140,6 +140,17 @@ def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadR
     result.last = last if result.last is None or (last and last > result.last) else result.last
 
 
+def _execution_run(base: Run, params: Mapping[str, str]) -> Run:
+    """The run for one execution (e.g. one block size) of a multi-run file, under ``base``."""
+    label = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    run = named_run(base.campaign, base.scenario, f"{base.name} · {label}"[:200])
+    wanted = {**run.attributes, **params, "parent_run": base.name}
+    if run.attributes != wanted:
+        run.attributes = wanted
+        run.save(update_fields=["attributes"])
+    return run
+
+
 def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
     """The run of each measurement, creating scenarios, runs and hosts as needed.
 
@@ -150,7 +161,8 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
     hosts: set[tuple[int, str]] = set()
     resolved: list[Run] = []
     for item in items:
-        key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
+        scenario_key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
+        key = scenario_key + "|" + (repr(sorted(item.params.items())) if item.params else "")
         found = runs.get(key)
         if found is None:
             if item.scenario is not None:
@@ -160,6 +172,8 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
             found = found or upload.run
             if found is None:
                 raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
+            if item.params:
+                found = _execution_run(found, item.params)
             runs[key] = found
         run = found
         if item.host and (run.pk, item.host) not in hosts:

@@ -7,7 +7,8 @@ A parser turns one decoded file into a ``Parsed`` value:
   500 MB file is never held in memory;
 * ``measurements`` -- a stream of scalar results (timings, DiskSpd/fio
   figures, robocopy totals), each optionally naming its own scenario and host
-  (a timings file may hold several scenarios);
+  (a timings file may hold several scenarios) and its execution's parameters
+  (a DiskSpd file may hold several runs at different block sizes);
 * ``steps`` -- a load-step timeline (e.g. FSCT user counts) to apply to the
   upload's run;
 * ``run_attributes`` -- parameters of the run (block size, threads, command
@@ -72,6 +73,10 @@ class Measurement:
     scenario: Mapping[str, str] | None = None  # overrides the upload's scenario
     host: str | None = None  # overrides the upload's host
     line: int | None = None
+    # Parameters of the test execution this figure comes from (block size,
+    # threads, queue depth ...) when one file holds several executions: each
+    # distinct set becomes its own run, carrying them as run attributes.
+    params: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
