@@ -67,7 +67,7 @@ def editable_upload(request: HttpRequest, slug: str, upload_id: int) -> Upload:
         request.user.is_superuser
         or Membership.objects.filter(
             project=campaign.project,
-            user_id=request.user.pk,
+            user_id=int(request.user.pk or 0),
             role__in=[Membership.Role.OWNER, Membership.Role.EDITOR],
         ).exists()
     )
