@@ -1,0 +1,1 @@
+"""Analyses the views are built on: capacity (users before saturation) and scenario comparison."""

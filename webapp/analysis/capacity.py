@@ -1,0 +1,213 @@
+"""The capacity method: per scenario and load step, counter statistics and the saturation point.
+
+For every run of the campaign with a load-step timeline, the samples of the
+chosen counter on the run's *server* hosts inside each step's window (trimmed
+by ``trim`` percent at each end to drop ramp-up and ramp-down) give the
+average, maximum and 95th percentile. Repeated runs of one scenario are
+combined per user count: the mean of the runs' statistics, with the spread
+(min..max) across runs. One SQL statement does the statistics for all steps;
+it reads only the (series, time) index ranges of the windows, so its cost
+follows the data in the windows, not the size of the table.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from django.db import connection
+
+from webapp.analysis.saturation import Saturation, StepStat, saturation_point
+from webapp.core.models import Campaign, Host, Run, RunStep
+from webapp.timeseries.models import CounterSeries
+
+Stat = Literal["avg", "max", "p95"]
+DEFAULT_COUNTER = "\\Processor(_Total)\\% Processor Time"
+
+
+@dataclass(frozen=True)
+class CounterRef:
+    object: str
+    instance: str
+    counter: str
+
+    @property
+    def path(self) -> str:
+        instance = f"({self.instance})" if self.instance else ""
+        return f"\\{self.object}{instance}\\{self.counter}"
+
+
+@dataclass
+class StepRow:
+    users: int
+    avg: float | None
+    max: float | None
+    p95: float | None
+    samples: int
+    runs: int
+    spread: dict[str, list[float]] = field(default_factory=dict)  # stat -> [min, max] across runs
+    overloaded: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "users": self.users,
+            "avg": self.avg,
+            "max": self.max,
+            "p95": self.p95,
+            "samples": self.samples,
+            "runs": self.runs,
+            "spread": self.spread,
+            "overloaded": self.overloaded,
+        }
+
+
+@dataclass
+class ScenarioCapacity:
+    scenario_id: int
+    label: str
+    dims: dict[str, str]
+    steps: list[StepRow]
+    saturation: Saturation
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario_id,
+            "label": self.label,
+            "dims": self.dims,
+            "saturation_users": self.saturation.users,
+            "bound": self.saturation.bound,
+            "saturation_text": self.saturation.text,
+            "steps_used": len(self.steps),
+            "samples_used": sum(s.samples for s in self.steps),
+            "steps": [s.as_dict() for s in self.steps],
+        }
+
+
+_STATS_SQL = """
+    WITH w AS (
+        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
+            AS w(step_id, series_id, lo, hi)
+    )
+    SELECT w.step_id, count(s.value), avg(s.value), max(s.value),
+           percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
+    FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.hi
+    GROUP BY w.step_id
+"""
+
+
+def parse_counter(text: str | None) -> CounterRef:
+    """``\\Object(Instance)\\Counter`` (host optional) -> a reference; the default is total CPU."""
+    from workers.pipeline.parsers.perfmon_csv import split_counter_path
+
+    raw = (text or DEFAULT_COUNTER).strip()
+    if not raw.startswith("\\"):
+        raw = "\\" + raw
+    found = split_counter_path(raw)
+    if found is None:
+        raise ValueError(f"counter {text!r} is not a path like \\Processor(_Total)\\% Processor Time")
+    _, obj, instance, counter = found
+    return CounterRef(obj, instance, counter)
+
+
+def _window(step: RunStep, trim: float) -> tuple[datetime, datetime] | None:
+    if step.ended_at is None:
+        return None
+    cut = (step.ended_at - step.started_at) * (trim / 100.0)
+    return step.started_at + cut, step.ended_at - cut
+
+
+def _overloaded_steps(runs: list[Run]) -> set[int]:
+    """Steps during which an FSCT result says the server was overloaded."""
+    if not runs:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT DISTINCT st.id FROM core_runstep st
+            JOIN measurement m ON m.run_id = st.run_id
+            WHERE st.run_id = ANY(%s) AND m.metric IN ('fsct.overload_pct', 'fsct.overloaded') AND m.value > 0
+              AND m.time >= st.started_at AND (st.ended_at IS NULL OR m.time < st.ended_at)
+            """,
+            [[r.pk for r in runs]],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def campaign_capacity(
+    campaign: Campaign, counter: CounterRef, stat: Stat, threshold: float, trim: float = 10.0
+) -> list[ScenarioCapacity]:
+    runs = list(
+        Run.objects.filter(campaign=campaign, steps__isnull=False)
+        .distinct()
+        .select_related("scenario")
+        .prefetch_related("steps", "hosts")
+        .order_by("scenario_id", "name")
+    )
+    step_ids: list[int] = []
+    series_ids: list[int] = []
+    los: list[datetime] = []
+    his: list[datetime] = []
+    for run in runs:
+        servers = [h.pk for h in run.hosts.all() if h.role == Host.Role.SERVER]
+        series = list(
+            CounterSeries.objects.filter(
+                host_id__in=servers, object=counter.object, instance=counter.instance, counter=counter.counter
+            ).values_list("pk", flat=True)
+        )
+        for step in run.steps.all():
+            window = _window(step, trim)
+            if window is None:
+                continue
+            for sid in series:
+                step_ids.append(step.pk)
+                series_ids.append(sid)
+                los.append(window[0])
+                his.append(window[1])
+    stats: dict[int, tuple[int, float, float, float]] = {}
+    if step_ids:
+        with connection.cursor() as cursor:
+            cursor.execute(_STATS_SQL, [step_ids, series_ids, los, his])
+            stats = {row[0]: (row[1], row[2], row[3], row[4]) for row in cursor.fetchall()}
+    overloaded = _overloaded_steps(runs)
+
+    by_scenario: dict[int, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_scenario[run.scenario_id].append(run)
+    results = []
+    for runs_of_scenario in by_scenario.values():
+        scenario = runs_of_scenario[0].scenario
+        per_users: dict[int, list[tuple[int, float, float, float, bool]]] = defaultdict(list)
+        for run in runs_of_scenario:
+            for step in run.steps.all():
+                found = stats.get(step.pk)
+                if found is None and step.pk not in overloaded:
+                    continue
+                n, avg, mx, p95 = (
+                    found if found is not None else (0, float("nan"), float("nan"), float("nan"))
+                )
+                per_users[step.users].append((n, avg, mx, p95, step.pk in overloaded))
+        rows = [_combine(users, values) for users, values in sorted(per_users.items())]
+        points = [StepStat(r.users, getattr(r, stat), r.overloaded) for r in rows]
+        results.append(
+            ScenarioCapacity(
+                scenario.pk, scenario.label, scenario.dims, rows, saturation_point(points, threshold)
+            )
+        )
+    return results
+
+
+def _combine(users: int, values: list[tuple[int, float, float, float, bool]]) -> StepRow:
+    """One row per user count: the mean of the runs' statistics and their spread."""
+    measured = [v for v in values if v[0] > 0]
+    row = StepRow(
+        users=users, avg=None, max=None, p95=None, samples=sum(v[0] for v in values), runs=len(values)
+    )
+    row.overloaded = any(v[4] for v in values)
+    for index, name in ((1, "avg"), (2, "max"), (3, "p95")):
+        series = [float(v[index]) for v in measured]
+        if series:
+            setattr(row, name, sum(series) / len(series))
+            row.spread[name] = [min(series), max(series)]
+    return row

@@ -1,0 +1,91 @@
+"""``/api/v1/campaigns/{slug}/capacity`` and ``/compare``: the numbers behind the headline views."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router
+
+from webapp.analysis.capacity import campaign_capacity, parse_counter
+from webapp.analysis.compare import campaign_compare
+from webapp.api.auth import any_auth
+from webapp.api.errors import ApiError, not_found
+from webapp.api.schemas import ErrorOut
+from webapp.api.uploads import campaign_for
+from webapp.core.models import Scenario
+
+router = Router(tags=["analysis"])
+
+METHOD = (
+    "Per scenario and load step, the server's samples of the counter inside the step window, trimmed by "
+    "{trim:g} % at each end, give avg, max and p95. The saturation point is the smallest user count at which "
+    "the {stat} reaches {threshold:g} (or FSCT reports overload), linearly interpolated between the last step "
+    "below and the first step at or above. Repeated runs of a scenario are averaged per user count."
+)
+
+
+def _finite(body: dict[str, Any]) -> dict[str, Any]:
+    """JSON has no NaN: missing statistics become null."""
+    cleaned: dict[str, Any] = _clean(body)
+    return cleaned
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+@router.get(
+    "/campaigns/{slug}/capacity", auth=any_auth, response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut}
+)
+def capacity(
+    request: HttpRequest,
+    slug: str,
+    counter: str = "",
+    stat: str = "avg",
+    threshold: float = 80.0,
+    trim: float = 10.0,
+) -> dict[str, Any]:
+    """Per scenario: dims, ``saturation_users``, ``bound`` and the per-step table ``{users, avg, max, p95, samples}``."""
+    campaign = campaign_for(request, slug)
+    if stat not in ("avg", "max", "p95"):
+        raise ApiError(400, "invalid_stat", f"stat must be avg, max or p95, not {stat!r}")
+    if not 0 <= trim < 50:
+        raise ApiError(400, "invalid_trim", "trim is a percentage of each step, from 0 to below 50")
+    if not math.isfinite(threshold):
+        raise ApiError(400, "invalid_threshold", "threshold must be a number")
+    try:
+        ref = parse_counter(counter)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_counter", str(exc)) from None
+    scenarios = campaign_capacity(campaign, ref, stat, threshold, trim)  # type: ignore[arg-type]
+    return _finite(
+        {
+            "campaign": campaign.slug,
+            "counter": ref.path,
+            "stat": stat,
+            "threshold": threshold,
+            "trim_pct": trim,
+            "method": METHOD.format(trim=trim, stat=stat, threshold=threshold),
+            "scenarios": [s.as_dict() for s in scenarios],
+        }
+    )
+
+
+@router.get(
+    "/campaigns/{slug}/compare", auth=any_auth, response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut}
+)
+def compare(request: HttpRequest, slug: str, baseline: int, metric: str = "") -> dict[str, Any]:
+    """Per scenario and timing name: mean, stdev, n and the factor vs the baseline scenario."""
+    campaign = campaign_for(request, slug)
+    base = Scenario.objects.filter(campaign=campaign, pk=baseline).first()
+    if base is None:
+        raise not_found(f"scenario {baseline} in campaign {slug!r}")
+    return _finite(campaign_compare(campaign, base, metric))
