@@ -66,7 +66,7 @@ def test_it_merges_scenario_flags_over_the_stored_scenario(agent_home: AgentHome
 
 
 def test_it_explains_a_bad_scenario_pair() -> None:
-    with pytest.raises(config.ConfigError, match="expects key=value, got 'results.csv'"):
+    with pytest.raises(config.ConfigError, match=r"expects key=value, got 'results\.csv'"):
         config.parse_pairs(["av=on", "results.csv"])
 
 

@@ -6,6 +6,7 @@ and then looks in the database for the rows it should have produced.
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import signal
 import socket
@@ -350,7 +351,7 @@ def test_sampling_survives_the_server_stopping_mid_run(
     server_process.stop()
     wait_for(lambda: len(agent_home.pending()) >= 2, timeout=20)
     server_process.start()
-    out, err = sampler.communicate(timeout=60)
+    _, err = sampler.communicate(timeout=60)
     assert sampler.returncode == 0, err
     assert "server unreachable (connection refused)" in err
     assert "server reachable again" in err
@@ -362,4 +363,4 @@ def test_sampling_survives_the_server_stopping_mid_run(
     times = sorted(CounterSample.objects.filter(series=cpu).values_list("time", flat=True))
     # Every tick of the 8 s run arrived, outage included: no gap longer than two ticks.
     assert len(times) >= 38
-    assert max(b - a for a, b in zip(times, times[1:])) < timedelta(seconds=0.5)
+    assert max(b - a for a, b in itertools.pairwise(times)) < timedelta(seconds=0.5)

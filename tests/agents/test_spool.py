@@ -47,7 +47,7 @@ def test_it_never_shows_a_half_written_item(tmp_path: Path) -> None:
         raise RuntimeError("crash while writing")
 
     with pytest.raises(RuntimeError):
-        spool.add(envelope(), write)  # type: ignore[arg-type]
+        spool.add(envelope(), write)
     assert seen_during_write == [0]
     assert spool.pending() == []
     assert list(spool.tmp_dir.iterdir()) == []

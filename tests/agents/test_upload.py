@@ -22,7 +22,7 @@ def form_parts(request: Received) -> dict[str, tuple[str | None, bytes]]:
     head = f"Content-Type: {request.headers['Content-Type']}\r\n\r\n".encode()
     message = email.message_from_bytes(head + request.body)
     parts = {}
-    for part in message.get_payload():  # type: ignore[union-attr]
+    for part in message.get_payload():
         assert isinstance(part, email.message.Message)
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True)
