@@ -65,6 +65,8 @@ def ensure_database(url: str, name: str) -> str:
 
 
 def resolve_services(*, probe_local: bool, pg_name: str, redis_db: int = 0) -> dict[str, str]:
+    # HEADROOM_FORCE_EMBEDDED=1 tries the fresh-machine path on a machine that has services.
+    probe_local = probe_local and os.environ.get("HEADROOM_FORCE_EMBEDDED", "") != "1"
     env: dict[str, str] = {}
     if os.environ.get("DATABASE_URL"):
         env["DATABASE_URL"] = os.environ["DATABASE_URL"]

@@ -21,6 +21,7 @@ from webapp.env import (
     env_size,
     env_str,
 )
+from webapp.ops.logs import formatter_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HEADROOM_VAR_DIR", str(BASE_DIR / "var")))
@@ -135,6 +136,9 @@ MAX_DECOMPRESSED_SIZE = env_size("HEADROOM_MAX_DECOMPRESSED_SIZE", 4 * 1024**3)
 MAX_COLUMNS = env_int("HEADROOM_MAX_COLUMNS", 20_000, minimum=1)
 MAX_LINE_BYTES = env_size("HEADROOM_MAX_LINE_BYTES", 16 * 1024**2)
 MAX_BATCH_ITEMS = env_int("HEADROOM_MAX_BATCH_ITEMS", 100_000, minimum=1)
+# Requests one agent token may make per minute (fixed window, counted in the
+# broker's Redis; 0 = no limit). Without Redis as broker there is no limit.
+TOKEN_RATE_PER_MINUTE = env_int("HEADROOM_TOKEN_RATE_PER_MINUTE", 600, minimum=0)
 # Django buffers request bodies above this to a temporary file, never in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024**2
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_size("HEADROOM_MAX_JSON_BODY", 32 * 1024**2)
@@ -193,17 +197,25 @@ CELERY_BEAT_SCHEDULE = {
 WORKER_HEARTBEAT_SECONDS = env_int("HEADROOM_WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 WORKER_STALE_SECONDS = env_int("HEADROOM_WORKER_STALE_SECONDS", 60, minimum=1)
 INGEST_MAX_RETRIES = env_int("HEADROOM_INGEST_MAX_RETRIES", 8, minimum=0)
+# The sweeper queues an upload still 'received' after this long (broker outage).
+SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
 
 # --- Logging -----------------------------------------------------------------
 LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper()
+# json: one JSON object per line (webapp/ops/logs.py) for web, worker and beat.
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {"default": formatter_config(LOG_FORMAT)},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "default"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Metrics (webapp/ops/metrics.py) ------------------------------------------
+# /metrics answers only a request bearing this token; empty disables the endpoint (404).
+METRICS_TOKEN = env_secret("HEADROOM_METRICS_TOKEN", "")
 
 # --- Production hardening -----------------------------------------------------
 SECURE_PROXY_SSL_HEADER = (

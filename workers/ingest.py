@@ -5,6 +5,12 @@ one row: ``received``/``queued`` uploads, or one already ``parsing`` under
 this same task id (a redelivery after a worker crash, or a retry, which keeps
 its task id). Anything else -- stored, failed, or claimed by another task --
 is left alone and the task exits quietly.
+
+While it works on an upload the task also holds a PostgreSQL session-level
+advisory lock on it, taken *before* the claim. The server drops that lock the
+moment the worker's connection goes (SIGKILL, OOM kill, power loss), so the
+sweeper tells a live claim from an orphaned one by trying the lock -- no
+timeout to tune, and never a second task on an upload whose worker still runs.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -28,7 +35,31 @@ from workers.pipeline.validate import validate
 log = logging.getLogger(__name__)
 
 
+# The advisory lock key is (CLAIM_LOCK, upload id mod 2**31): PostgreSQL's
+# two-int4 form, a key space apart from the one-bigint locks used elsewhere.
+CLAIM_LOCK = 0x48524943  # "HRIC"
+
+
+def _lock_key(upload_id: int) -> list[int]:
+    return [CLAIM_LOCK, upload_id % 2**31]
+
+
+def try_lock(upload_id: int) -> bool:
+    """Take this upload's worker lock on this connection; False if a live session holds it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", _lock_key(upload_id))
+        return bool(cursor.fetchone()[0])
+
+
+def unlock(upload_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s, %s)", _lock_key(upload_id))
+
+
 def claim(upload_id: int, task_id: str) -> Upload | None:
+    """Lock and claim the upload for ``task_id``; None (and no lock kept) if it is not ours to do."""
+    if not try_lock(upload_id):
+        return None  # a live task is working on it
     claimable = Q(status__in=[Upload.Status.RECEIVED, Upload.Status.QUEUED]) | Q(
         status=Upload.Status.PARSING, claimed_by=task_id
     )
@@ -39,8 +70,22 @@ def claim(upload_id: int, task_id: str) -> Upload | None:
         attempts=F("attempts") + 1,
     )
     if changed != 1:
+        unlock(upload_id)
         return None
     return Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(pk=upload_id)
+
+
+def reset_if_orphaned(upload_id: int) -> bool:
+    """Give a ``parsing`` upload whose worker died back to ``received``; True if it was orphaned."""
+    if not try_lock(upload_id):
+        return False  # its worker is alive
+    try:
+        changed = Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(
+            status=Upload.Status.RECEIVED, claimed_by=""
+        )
+    finally:
+        unlock(upload_id)
+    return changed == 1
 
 
 def context_for(upload: Upload) -> ParseContext:

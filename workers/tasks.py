@@ -50,6 +50,8 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
         upload = ingest.claim(upload_id, task_id)
         if upload is None:
             return "skipped"
+        # The claim's lock is held until the outcome is recorded, so the
+        # sweeper never mistakes this live task for a dead one.
         try:
             result = ingest.run_pipeline(upload)
         except ParseError as exc:
@@ -68,6 +70,10 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
                 "the raw file is kept and can be re-parsed after a fix",
             )
             return "failed"
+        finally:
+            # A broken connection has lost the lock already; the retry below copes.
+            with contextlib.suppress(*TRANSIENT):
+                ingest.unlock(upload_id)
     except TRANSIENT as exc:
         close_old_connections()
         retries = self.request.retries
@@ -106,21 +112,25 @@ def refresh_rollups() -> int:
 
 @shared_task(name="workers.tasks.sweep_uploads", autoretry_for=TRANSIENT, retry_backoff=True)
 def sweep_uploads() -> int:
-    """Queue uploads the broker never got (outage), and ones a dead worker left behind."""
+    """Queue uploads the broker never got (outage), and ones a dead worker left behind.
+
+    A ``parsing`` upload whose claim lock is free lost its worker (see
+    ``workers.ingest``) and is queued again at once; the broker would only
+    redeliver its message after the visibility timeout.
+    """
     now = timezone.now()
-    stuck_parsing = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    Upload.objects.filter(status=Upload.Status.PARSING, started_at__lt=stuck_parsing).update(
-        status=Upload.Status.RECEIVED, claimed_by=""
-    )
+    parsing = Upload.objects.filter(status=Upload.Status.PARSING).order_by("pk")
+    orphans = [pk for pk in parsing.values_list("pk", flat=True)[:1000] if ingest.reset_if_orphaned(pk)]
     stale_queue = now - timedelta(hours=1)
     Upload.objects.filter(status=Upload.Status.QUEUED, queued_at__lt=stale_queue).update(
         status=Upload.Status.RECEIVED
     )
+    # The grace period leaves the API's own enqueue (on commit) to go first.
     waiting = Upload.objects.filter(
-        status=Upload.Status.RECEIVED, received_at__lt=now - timedelta(seconds=30)
-    )
+        status=Upload.Status.RECEIVED, received_at__lt=now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    ).exclude(pk__in=orphans)
     sent = 0
-    for upload_id in waiting.values_list("pk", flat=True)[:1000]:
+    for upload_id in [*orphans, *waiting.order_by("pk").values_list("pk", flat=True)[:1000]]:
         if not enqueue(upload_id):
             break
         sent += 1

@@ -5,13 +5,18 @@ chosen counter on the run's *server* hosts inside each step's window (trimmed
 by ``trim`` percent at each end to drop ramp-up and ramp-down) give the
 average, maximum and 95th percentile. Repeated runs of one scenario are
 combined per user count: the mean of the runs' statistics, with the spread
-(min..max) across runs. One SQL statement does the statistics for all steps;
-it reads only the (series, time) index ranges of the windows, so its cost
-follows the data in the windows, not the size of the table.
+(min..max) across runs.
+
+Average, maximum and sample counts come from the one-minute rollups plus the
+raw samples of each window's partial edge minutes (``analysis.windows``):
+exact, and their cost follows the number of windows, not the samples inside
+them. The 95th percentile needs every raw sample of every window, so it is
+computed only when it is the chosen statistic (``p95`` is null otherwise).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +25,7 @@ from typing import Any, Literal
 from django.db import connection
 
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
+from webapp.analysis.windows import Window, window_p95, window_stats
 from webapp.core.models import Campaign, Host, Run, RunStep
 from webapp.timeseries.models import CounterSeries
 
@@ -85,18 +91,6 @@ class ScenarioCapacity:
         }
 
 
-_STATS_SQL = """
-    WITH w AS (
-        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
-            AS w(step_id, series_id, lo, hi)
-    )
-    SELECT w.step_id, count(s.value), avg(s.value), max(s.value),
-           percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
-    FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.hi
-    GROUP BY w.step_id
-"""
-
-
 def parse_counter(text: str | None) -> CounterRef:
     """``\\Object(Instance)\\Counter`` (host optional) -> a reference; the default is total CPU."""
     from workers.pipeline.parsers.perfmon_csv import split_counter_path
@@ -135,6 +129,21 @@ def _overloaded_steps(runs: list[Run]) -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
+def _server_series(runs: list[Run], counter: CounterRef) -> dict[int, list[int]]:
+    """Run id -> the ids of the counter's series on that run's server hosts (one query)."""
+    servers = {run.pk: [h.pk for h in run.hosts.all() if h.role == Host.Role.SERVER] for run in runs}
+    by_host: dict[int, list[int]] = defaultdict(list)
+    found = CounterSeries.objects.filter(
+        host_id__in={h for hosts in servers.values() for h in hosts},
+        object=counter.object,
+        instance=counter.instance,
+        counter=counter.counter,
+    ).values_list("host_id", "pk")
+    for host_id, series_id in found:
+        by_host[host_id].append(series_id)
+    return {run_id: [s for h in hosts for s in by_host[h]] for run_id, hosts in servers.items()}
+
+
 def campaign_capacity(
     campaign: Campaign, counter: CounterRef, stat: Stat, threshold: float, trim: float = 10.0
 ) -> list[ScenarioCapacity]:
@@ -145,31 +154,19 @@ def campaign_capacity(
         .prefetch_related("steps", "hosts")
         .order_by("scenario_id", "name")
     )
-    step_ids: list[int] = []
-    series_ids: list[int] = []
-    los: list[datetime] = []
-    his: list[datetime] = []
+    series_of = _server_series(runs, counter)
+    windows: list[Window] = []
     for run in runs:
-        servers = [h.pk for h in run.hosts.all() if h.role == Host.Role.SERVER]
-        series = list(
-            CounterSeries.objects.filter(
-                host_id__in=servers, object=counter.object, instance=counter.instance, counter=counter.counter
-            ).values_list("pk", flat=True)
-        )
         for step in run.steps.all():
             window = _window(step, trim)
             if window is None:
                 continue
-            for sid in series:
-                step_ids.append(step.pk)
-                series_ids.append(sid)
-                los.append(window[0])
-                his.append(window[1])
-    stats: dict[int, tuple[int, float, float, float]] = {}
-    if step_ids:
-        with connection.cursor() as cursor:
-            cursor.execute(_STATS_SQL, [step_ids, series_ids, los, his])
-            stats = {row[0]: (row[1], row[2], row[3], row[4]) for row in cursor.fetchall()}
+            windows.extend(Window(step.pk, sid, window[0], window[1]) for sid in series_of[run.pk])
+    found = window_stats(windows)
+    p95 = window_p95(windows) if stat == "p95" else {}
+    stats: dict[int, tuple[int, float, float, float]] = {
+        key: (s.samples, s.average, s.maximum, p95.get(key, float("nan"))) for key, s in found.items()
+    }
     overloaded = _overloaded_steps(runs)
 
     by_scenario: dict[int, list[Run]] = defaultdict(list)
@@ -181,13 +178,11 @@ def campaign_capacity(
         per_users: dict[int, list[tuple[int, float, float, float, bool]]] = defaultdict(list)
         for run in runs_of_scenario:
             for step in run.steps.all():
-                found = stats.get(step.pk)
-                if found is None and step.pk not in overloaded:
+                got = stats.get(step.pk)
+                if got is None and step.pk not in overloaded:
                     continue
-                n, avg, mx, p95 = (
-                    found if found is not None else (0, float("nan"), float("nan"), float("nan"))
-                )
-                per_users[step.users].append((n, avg, mx, p95, step.pk in overloaded))
+                n, avg, mx, q95 = got if got is not None else (0, float("nan"), float("nan"), float("nan"))
+                per_users[step.users].append((n, avg, mx, q95, step.pk in overloaded))
         rows = [_combine(users, values) for users, values in sorted(per_users.items())]
         points = [StepStat(r.users, getattr(r, stat), r.overloaded) for r in rows]
         results.append(
@@ -206,7 +201,7 @@ def _combine(users: int, values: list[tuple[int, float, float, float, bool]]) ->
     )
     row.overloaded = any(v[4] for v in values)
     for index, name in ((1, "avg"), (2, "max"), (3, "p95")):
-        series = [float(v[index]) for v in measured]
+        series = [float(v[index]) for v in measured if not math.isnan(v[index])]
         if series:
             setattr(row, name, sum(series) / len(series))
             row.spread[name] = [min(series), max(series)]

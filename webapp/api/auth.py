@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from ninja.security import APIKeyCookie, HttpBearer
 
+from webapp.api import ratelimit
 from webapp.core.models import AgentToken, Campaign, Project
 
 
@@ -31,6 +32,7 @@ class AgentBearer(HttpBearer):
         found = AgentToken.authenticate(token)
         if found is None:
             return None
+        ratelimit.check(found)
         return Caller(project_ids=frozenset({found.project_id}), token=found)
 
 

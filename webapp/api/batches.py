@@ -46,6 +46,8 @@ def read_json_body(request: HttpRequest) -> tuple[bytes, dict[str, Any]]:
         value = json.loads(body)
     except UnicodeDecodeError:
         raise ApiError(400, "invalid_json", "the body is not UTF-8 JSON") from None
+    except RecursionError:
+        raise ApiError(400, "invalid_json", "the JSON is nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise ApiError(
             400,
@@ -76,6 +78,21 @@ def _meta(body: dict[str, Any], kind: str, items: int) -> UploadMeta:
     )
 
 
+def _check_columns(samples: list[Any]) -> None:
+    """413 now for a batch with more distinct counters than a counter table may have."""
+    counters = {
+        tuple(str(s.get(k)) for k in ("counter", "object", "instance", "counter_name"))
+        for s in samples
+        if isinstance(s, dict)
+    }
+    if len(counters) > settings.MAX_COLUMNS:
+        raise ApiError(
+            413,
+            "too_many_columns",
+            f"{len(counters):,} distinct counters in one batch; the limit is {settings.MAX_COLUMNS:,}",
+        )
+
+
 def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str, Any]]:
     raw, body = read_json_body(request)
     items = body.get(key)
@@ -87,6 +104,8 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
             "batch_too_large",
             f"{len(items):,} {key} in one batch; the limit is {settings.MAX_BATCH_ITEMS:,}",
         )
+    if kind == "samples":
+        _check_columns(items)
     campaign = campaign_for(request, str(body.get("campaign") or ""))
     meta = _meta(body, kind, len(items))
     if kind == "samples" and not meta.host:

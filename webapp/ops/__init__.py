@@ -1,0 +1,1 @@
+"""Operating Headroom: JSON logs, the Prometheus metrics endpoint and campaign archives."""
