@@ -89,6 +89,13 @@ while True:
 PY
 }
 
+# With JSON logs Celery's start-up banner, the one thing it prints that is not
+# a log record, is left out.
+banner=""
+case "${LOG_FORMAT:-text}" in
+    [Jj][Ss][Oo][Nn]) banner="--quiet" ;;
+esac
+
 if [ "$#" -eq 0 ] || [ "${1#-}" != "$1" ]; then
     set -- web "$@"
 fi
@@ -100,21 +107,22 @@ case "$1" in
         wait_for broker
         # A long timeout because sync workers read uploads of up to
         # HEADROOM_MAX_UPLOAD_SIZE themselves; put a buffering proxy in front.
-        set -- gunicorn webapp.wsgi --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-3}" \
-            --timeout 300 --access-logfile - "$@"
+        # webapp/ops/gunicorn.py makes gunicorn's own logs follow LOG_FORMAT.
+        set -- gunicorn webapp.wsgi --config python:webapp.ops.gunicorn --bind 0.0.0.0:8000 \
+            --workers "${WEB_CONCURRENCY:-3}" --timeout 300 --access-logfile - "$@"
         ;;
     worker)
         shift
         wait_for database
         wait_for broker
-        set -- celery -A workers worker -Q ingest,maintenance --hostname "worker@%h" \
+        set -- celery -A workers ${banner:+"$banner"} worker -Q ingest,maintenance --hostname "worker@%h" \
             --loglevel "${LOG_LEVEL:-info}" "$@"
         ;;
     beat)
         shift
         wait_for broker
         # The schedule file must live somewhere writable: /app itself is read-only.
-        set -- celery -A workers beat --loglevel "${LOG_LEVEL:-info}" \
+        set -- celery -A workers ${banner:+"$banner"} beat --loglevel "${LOG_LEVEL:-info}" \
             --schedule "${HEADROOM_VAR_DIR:-/app/var}/celerybeat-schedule" "$@"
         ;;
     migrate)

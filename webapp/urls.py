@@ -14,5 +14,6 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
+    path("accounts/", include("webapp.accounts.urls")),
     path("", include("webapp.dashboard.urls")),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def ingest_all() -> None:
 @pytest.fixture
 def demo(db) -> Campaign:
     """The demo campaign (``load_demo``), every upload stored and the rollups current."""
-    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    call_command("load_demo", stdout=io.StringIO())
     ingest_all()
     assert set(Upload.objects.values_list("status", flat=True)) == {"stored"}
     return Campaign.objects.get(slug="demo")
@@ -84,6 +85,8 @@ def worker_pool(transactional_db, settings) -> Iterator[list[Worker]]:
                         "solo",
                         "--without-gossip",
                         "--without-mingle",
+                        "-l",
+                        "info",
                         "-n",
                         name,
                     ],

@@ -13,7 +13,9 @@ from tests.reliability.services import Stack
 
 @pytest.fixture
 def stack(request: pytest.FixtureRequest, settings) -> Iterator[Stack]:
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name)[:80]
+    callspec = getattr(request.node, "callspec", None)
+    name = request.node.originalname[:60] + (f"-{callspec.id}" if callspec else "")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
     processes = Stack(name, Path(settings.VAR_DIR).resolve())
     try:
         yield processes

@@ -20,13 +20,13 @@ class Source:
     fields: tuple[tuple[str, str], ...] = ()
 
 
-def expected_rows(data: bytes, host: str = "H") -> int:
+def expected_rows(data: bytes, host: str = "H", timezone: str | None = None) -> int:
     """Rows an uninterrupted parse of ``data`` yields: the figure a crash must not change."""
     opener = lambda: io.BytesIO(data)  # noqa: E731
     decoded = decode(opener)
     parser = detect_parser(decoded.head_bytes, decoded.head_text)
     parsed = validate(
-        parser.parse(opener if parser.binary else decoded, ParseContext(host=host)), max_columns=20_000
+        parser.parse(opener if parser.binary else decoded, ParseContext(host=host, timezone=timezone)), max_columns=20_000
     )
     rows = 0
     if parsed.counters is not None:
@@ -55,14 +55,17 @@ def timings_batch(campaign: str, index: int, items: int = 5) -> dict[str, object
 @cache
 def crash_sources() -> tuple[Source, ...]:
     """Perfmon traces big enough that an ingest takes a while, and a timings file."""
-    perfmon = [
-        "iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv",
-        "rajitharul_perfmon_SriLanka_1.2MB.csv",
-        "waflia_DataCollector01_ruRU_cp1251.csv",
-        "narmadha_DataCollector01_LogicalDisk_IST.csv",
-    ]
+    perfmon = {
+        "iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv": "",
+        "rajitharul_perfmon_SriLanka_1.2MB.csv": "",
+        "waflia_DataCollector01_ruRU_cp1251.csv": "Europe/Moscow",  # its header has no offset
+        "narmadha_DataCollector01_LogicalDisk_IST.csv": "",
+    }
     timings = json.dumps(timings_batch("-", 0, items=50)["timings"]).encode()
     return (
-        *(Source(name, (FIXTURES / "perfmon_csv" / name).read_bytes(), (("role", "server"),)) for name in perfmon),
+        *(
+            Source(name, (FIXTURES / "perfmon_csv" / name).read_bytes(), (("role", "server"), ("timezone", zone)))
+            for name, zone in perfmon.items()
+        ),
         Source("timings.json", timings, (("scenario", '{"av": "off"}'),)),
     )

@@ -23,7 +23,7 @@ from typing import Literal
 
 from django.db import connection
 
-from webapp.analysis.windows import DirtyRanges
+from webapp.analysis.windows import DirtyRanges, short_query_cursor
 from webapp.core.models import Run
 from webapp.timeseries.backend import ORIGIN, ROLLUP, ROLLUP_WIDTH, bucket_expression
 from webapp.timeseries.models import CounterSeries
@@ -136,7 +136,7 @@ def trace(
             FROM counter_sample WHERE series_id = ANY(%s) AND time >= %s AND time < %s
             GROUP BY 1, 2 ORDER BY 1, 2
         """
-    with connection.cursor() as cursor:
+    with short_query_cursor() as cursor:
         cursor.execute(sql, [width, list(series_ids), lo, hi])
         rows = cursor.fetchall()
     return Trace(lo, hi, width, source, _rows_to_buckets(rows))

@@ -19,11 +19,13 @@ reads the raw samples and costs what they cost.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from webapp.timeseries.backend import ROLLUP, ROLLUP_WIDTH, bucket_floor
 from webapp.timeseries.models import RollupDirty
@@ -50,25 +52,27 @@ class WindowStats:
 
 
 # Three index range scans per window: whole minutes from the rollup, and the
-# raw samples of the partial minutes before the first and after the last.
-# A raw-only window has a = b = hi, which empties the rollup branch and the
-# second edge.
+# raw samples of the partial minutes before the first and after the last. A
+# raw-only window has a = b = hi, which empties the rollup range and the
+# second edge. LATERAL keeps the planner on per-window range scans (a merge
+# join over the whole series would read every rollup row of the series).
 _STATS_SQL = f"""
     WITH w AS (
         SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[],
                              %s::timestamptz[], %s::timestamptz[]) AS w(key, series_id, lo, hi, a, b)
     )
-    SELECT key, sum(n)::bigint, sum(total), min(minimum), max(maximum) FROM (
-        SELECT w.key, r.n, r.total, r.minimum, r.maximum
-        FROM w JOIN {ROLLUP} r ON r.series_id = w.series_id AND r.bucket >= w.a AND r.bucket < w.b
+    SELECT w.key, sum(p.n)::bigint, sum(p.total), min(p.low), max(p.high)
+    FROM w CROSS JOIN LATERAL (
+        SELECT sum(r.n) AS n, sum(r.total) AS total, min(r.minimum) AS low, max(r.maximum) AS high
+        FROM {ROLLUP} r WHERE r.series_id = w.series_id AND r.bucket >= w.a AND r.bucket < w.b
         UNION ALL
-        SELECT w.key, 1, s.value, s.value, s.value
-        FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.a
+        SELECT count(*), sum(s.value), min(s.value), max(s.value)
+        FROM counter_sample s WHERE s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.a
         UNION ALL
-        SELECT w.key, 1, s.value, s.value, s.value
-        FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.b AND s.time < w.hi
-    ) parts
-    GROUP BY key
+        SELECT count(*), sum(s.value), min(s.value), max(s.value)
+        FROM counter_sample s WHERE s.series_id = w.series_id AND s.time >= w.b AND s.time < w.hi
+    ) p
+    GROUP BY w.key
 """
 
 _P95_SQL = """
@@ -77,9 +81,26 @@ _P95_SQL = """
             AS w(key, series_id, lo, hi)
     )
     SELECT w.key, percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
-    FROM w JOIN counter_sample s ON s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.hi
+    FROM w CROSS JOIN LATERAL (
+        SELECT value FROM counter_sample
+        WHERE counter_sample.series_id = w.series_id AND time >= w.lo AND time < w.hi
+        OFFSET 0  -- keeps the per-window range scan (else a hash join over the whole table)
+    ) s
     GROUP BY w.key
 """
+
+
+@contextmanager
+def short_query_cursor() -> Iterator[CursorWrapper]:
+    """A cursor with JIT compilation off for the enclosing transaction.
+
+    These statements run in milliseconds, but their row estimates (hundreds
+    of windows x a guess per range) push the planner's cost past
+    ``jit_above_cost``, and compiling then takes 200-800 ms.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jit = off")
+        yield cursor
 
 
 class DirtyRanges:
@@ -137,7 +158,7 @@ def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) ->
         [s[0] for s in spans],
         [s[1] for s in spans],
     ]
-    with connection.cursor() as cursor:
+    with short_query_cursor() as cursor:
         cursor.execute(_STATS_SQL, params)
         rows = cursor.fetchall()
     return {key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n}
@@ -149,6 +170,6 @@ def window_p95(windows: Sequence[Window]) -> dict[int, float]:
         return {}
     params = [[w.key for w in windows], [w.series_id for w in windows], [w.lo for w in windows]]
     params.append([w.hi for w in windows])
-    with connection.cursor() as cursor:
+    with short_query_cursor() as cursor:
         cursor.execute(_P95_SQL, params)
         return {key: float(value) for key, value in cursor.fetchall()}

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
-from webapp.api import analysis, batches, runs, uploads
+from webapp.api import analysis, batches, runs, traces, uploads
 from webapp.api.errors import ApiError, error_response, handle_api_error
 
 api = NinjaAPI(
@@ -21,6 +21,7 @@ api.add_router("", uploads.router)
 api.add_router("", batches.router)
 api.add_router("", runs.router)
 api.add_router("", analysis.router)
+api.add_router("", traces.router)
 
 
 @api.exception_handler(ApiError)

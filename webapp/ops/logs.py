@@ -23,7 +23,15 @@ class JsonFormatter(logging.Formatter):
     ``time`` is ISO 8601 in UTC with milliseconds; ``exc_info`` is the
     formatted traceback, or null. Newlines inside the message or traceback are
     escaped by JSON, so a record never spans two lines.
+
+    Creating one also routes Python warnings through logging
+    (``logging.captureWarnings``): otherwise ``warnings.warn`` writes raw
+    multi-line text to stderr between the JSON lines.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        logging.captureWarnings(True)
 
     def format(self, record: logging.LogRecord) -> str:
         body: dict[str, Any] = {

@@ -147,7 +147,10 @@ DOUBLE_BYTE = ("cp932", "gbk", "big5", "cp949")
 _BANNER = re.compile(r"^[ \t]*ROBOCOPY[ \t]+::")
 _BANNER_IN_TEXT = re.compile(r"^[ \t]*ROBOCOPY[ \t]+::[ \t]*\S", re.MULTILINE)
 _RULE = re.compile(r"^\s*-{20,}\s*$")
-_LABEL = re.compile(r"^[ \u00a0]*(?P<label>[^\d\t:：/\\|\"<>=*?]{1,48}?)[ \u00a0]*[:：](?P<value>.*)$")
+# A label has no digits (so "2026/01/13 17:59:24 ERROR ..." is not one); ":" or a full-width colon ends it.
+_LABEL = re.compile(
+    r"^[ \u00a0]*(?P<label>[^\d\t:\uff1a/\\|\"<>=*?]{1,48}?)[ \u00a0]*[:\uff1a](?P<value>.*)$"
+)
 _PROGRESS = re.compile(r"^\s*\d+(?:[.,]\d+)?%\s*$")
 _ERROR_CODE = re.compile(r"\S\s+\d+\s+\(0x[0-9A-Fa-f]{8}\)")
 _SWITCH = re.compile(r"(?:^|\s)/[A-Za-z]")
@@ -156,8 +159,8 @@ _TIME_CELL = re.compile(r"\d+(?::\d{2}){2,3}")
 _NUMBER_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _WIDE_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _UNIT_WORD = re.compile(r"^[kmgtpKMGTP]$")
-_SPEED = re.compile(r"^\s*(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)\s*(?P<unit>[^\d\s].*?)\s*$")
-_GROUPING = re.compile(r"[ \u00a0\u202f'’]")
+_SPEED = re.compile(r"^\s*(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)\s*(?P<per>[^\d\s/][^/\d]*)/[^/\d]+$")
+_GROUPING = re.compile(r"[ \u00a0\u202f'\u2019]")
 _EVIDENCE_PATTERNS = re.compile(r"\d\u00a0\d{3}(?!\d)|[ap]\.\u00a0m\.|\S\u00a0:")
 
 # Dates, matched on fold_text() output.
@@ -176,7 +179,9 @@ def _marker_pattern(markers: tuple[str, ...]) -> re.Pattern[str]:
     for marker in markers:
         escaped = re.escape(marker)
         # Ideographic markers stand out on their own; a letter (Arabic م) must be a word.
-        parts.append(escaped if any("\u3000" <= ch <= "\u9fff" for ch in marker) else rf"(?<!\w){escaped}(?!\w)")
+        parts.append(
+            escaped if any("\u3000" <= ch <= "\u9fff" for ch in marker) else rf"(?<!\w){escaped}(?!\w)"
+        )
     return re.compile("|".join(parts))
 
 
@@ -230,6 +235,7 @@ def _robocopy_encoding(decoded: Decoded) -> str:
     name = codecs.lookup(decoded.encoding).name
     if decoded.bom_length or name.startswith("utf"):
         return name
+    candidates: tuple[str, ...]
     if name in SINGLE_BYTE or name.startswith(("iso8859", "latin", "cp12", "cp4", "cp8")):
         candidates = SINGLE_BYTE
     elif name in DOUBLE_BYTE or name in ("gb2312", "gb18030", "shift_jis", "euc_kr", "big5hkscs"):
@@ -263,7 +269,7 @@ def _lines(decoded: Decoded, encoding: str, max_line: int) -> Iterator[tuple[int
             except UnicodeDecodeError as exc:
                 good = exc.object[: exc.start].decode(encoding, "replace")
                 error = decode_error(exc, encoding, PARSER)
-                error.line = number + pending.count("\n") + good.count("\n") + 1
+                error.line = number + good.count("\n") + 1
                 raise error from None
             parts = (pending + text).split("\n")
             pending = parts.pop()
@@ -605,16 +611,18 @@ class _Reader:
             taken = job.rows if job is not None and job.ended is None else {}
             kind = "bytes" if row.units else next((k for k in COUNT_ROWS if k not in taken), "dirs")
         if kind in ("dirs", "files") and row.units:
-            raise _error(f"the {label.strip()!r} row of the summary holds fractions or units; expected counts", number)
+            raise _error(
+                f"the {label.strip()!r} row of the summary holds fractions or units; expected counts", number
+            )
         if job is None or kind in job.rows or job.ended is not None:
             job = self._new_job(number, banner=False)
         job.header_open = False
         job.rows[kind] = (row, number)
 
     def _after_table(self, job: _Job, number: int, key: str, value: str) -> None:
-        speed = _SPEED.match(value)
-        if speed and "/" in speed["unit"]:
-            per = fold_label(speed["unit"].split("/")[0])
+        speed = _SPEED.match(value.rstrip())
+        if speed:
+            per = fold_label(speed["per"])
             if per in ("mb", "mo", "mib", "мб") or per.startswith(("mega", "мега")):
                 figure = _decimal(speed["num"], fraction=True)
                 if figure is not None and job.mb_per_min is None:
@@ -697,14 +705,16 @@ def _stamp(job: _Job, clock: _Clock) -> _Stamped:
     elapsed = None
     if started_local and ended_local and started and ended and ended >= started:
         elapsed = (ended - started).total_seconds()
-    return _Stamped(time, started if started_local or clock.started_text else None, ended, elapsed)
+    return _Stamped(time, started, ended, elapsed)
 
 
 def _measurements(job: _Job, stamp: _Stamped, params: dict[str, str] | None) -> list[Measurement]:
     out: list[Measurement] = []
 
     def add(metric: str, value: float, unit: str, line: int) -> None:
-        out.append(Measurement(time=stamp.time, metric=metric, value=value, unit=unit, line=line, params=params))
+        out.append(
+            Measurement(time=stamp.time, metric=metric, value=value, unit=unit, line=line, params=params)
+        )
 
     for kind in COUNT_ROWS:
         if kind in job.rows:

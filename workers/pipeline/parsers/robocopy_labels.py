@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (foreign words: Turkish dotless i and the like are meant)
 """Localised words robocopy writes, for :mod:`workers.pipeline.parsers.robocopy`.
 
 Robocopy translates its header labels, summary rows, the Speed and Ended
@@ -288,9 +289,30 @@ FILE_TAGS = (
 def _evidence() -> tuple[str, ...]:
     words: set[str] = set(BANNERS) | set(FILE_TAGS)
     for group in (
-        ("Démarrage", "Iniciado", "Opções", "Diretórios", "Rép", "Débit", "Copié", "Ignoré", "Échec", "ÉCHEC"),
+        (
+            "Démarrage",
+            "Iniciado",
+            "Opções",
+            "Diretórios",
+            "Rép",
+            "Débit",
+            "Copié",
+            "Ignoré",
+            "Échec",
+            "ÉCHEC",
+        ),
         ("Verzeich.", "Übersprungen", "Keine Übereinstimmung", "Geschwindigkeit"),
-        ("開始", "コピー元", "コピー先", "オプション", "ディレクトリ", "バイト", "時刻", "終了", "コピー済み"),
+        (
+            "開始",
+            "コピー元",
+            "コピー先",
+            "オプション",
+            "ディレクトリ",
+            "バイト",
+            "時刻",
+            "終了",
+            "コピー済み",
+        ),
         ("开始时间", "目标", "选项", "目录", "字节", "时间", "速度", "已结束", "总数", "复制", "跳过"),
         ("Méga-octets", "Octets/sec", "バイト/秒", "字节/秒", "MB/分", "N.º de Vezes", "Incompatibilidade"),
     ):

@@ -1,0 +1,1 @@
+"""Accounts: sign-in, passwords, projects with roles, and agent tokens."""
