@@ -14,6 +14,12 @@ import pytest
 from tests.paths import REPO
 
 
+@pytest.fixture(autouse=True)
+def _plain_http(settings):
+    """Tests speak plain http; production settings would redirect them to https."""
+    settings.SECURE_SSL_REDIRECT = False
+
+
 @pytest.fixture
 def campaign(db):
     from tests.factories import make_campaign

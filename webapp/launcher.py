@@ -107,6 +107,8 @@ def run() -> int:
     env = {**os.environ, **resolve_services(probe_local=False, pg_name="pg")}
     env.setdefault("SECRET_KEY", secret_key())
     env.setdefault("HEADROOM_SECURE_COOKIES", "0")
+    env.setdefault("HEADROOM_SSL_REDIRECT", "0")  # plain http on a laptop
+    env.setdefault("HEADROOM_HSTS_SECONDS", "0")
     env.setdefault("ALLOWED_HOSTS", f"{host},localhost,127.0.0.1")
     manage(env, "migrate", "--no-input", "-v", "0")
     manage(env, "collectstatic", "--no-input", "-v", "0")
@@ -203,6 +205,7 @@ def test(args: list[str]) -> int:
     env = {**os.environ, **resolve_services(probe_local=True, pg_name="pg-test", redis_db=15)}
     env.setdefault("SECRET_KEY", "test-only-secret-key-" + "x" * 40)
     env.setdefault("HEADROOM_VAR_DIR", str(VAR / "test"))
+    env.setdefault("HEADROOM_SSL_REDIRECT", "0")  # the test client and live server speak plain http
     print(f"tests use DATABASE_URL={env['DATABASE_URL']} broker={env['CELERY_BROKER_URL']}", flush=True)
     steps = [
         [PY, "-m", "ruff", "check", "."],

@@ -29,8 +29,9 @@ def test_the_plain_postgresql_mode_built_a_rollup_table():
 
 @pytest.mark.django_db
 def test_the_reparse_command_queues_uploads_again(campaign):
-    upload = ingest_path(campaign, FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv",
-                         host="FS01")
+    upload = ingest_path(
+        campaign, FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv", host="FS01"
+    )
     out = io.StringIO()
     call_command("reparse", "--campaign", campaign.slug, stdout=out)
     assert "queued 1 upload(s)" in out.getvalue()

@@ -100,7 +100,9 @@ def run_series(run: Run) -> list[CounterSeries]:
     )
 
 
-def _rows_to_buckets(rows: Sequence[tuple[int, datetime, int, float, float, float]]) -> dict[int, list[Bucket]]:
+def _rows_to_buckets(
+    rows: Sequence[tuple[int, datetime, int, float, float, float]],
+) -> dict[int, list[Bucket]]:
     result: dict[int, list[Bucket]] = {}
     for series_id, start, n, avg, low, high in rows:
         result.setdefault(series_id, []).append(Bucket(start, int(n), float(avg), float(low), float(high)))

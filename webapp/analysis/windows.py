@@ -161,7 +161,9 @@ def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) ->
     with short_query_cursor() as cursor:
         cursor.execute(_STATS_SQL, params)
         rows = cursor.fetchall()
-    return {key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n}
+    return {
+        key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n
+    }
 
 
 def window_p95(windows: Sequence[Window]) -> dict[int, float]:

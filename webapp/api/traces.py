@@ -58,7 +58,9 @@ def _range(run: Run, start: datetime | None, end: datetime | None) -> tuple[date
 
 def _width(width: int) -> int:
     if not MIN_WIDTH <= width <= MAX_WIDTH:
-        raise ApiError(400, "invalid_width", f"width is the chart's width in pixels, {MIN_WIDTH} to {MAX_WIDTH}")
+        raise ApiError(
+            400, "invalid_width", f"width is the chart's width in pixels, {MIN_WIDTH} to {MAX_WIDTH}"
+        )
     return width
 
 

@@ -28,6 +28,7 @@ from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Quer
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
+from prometheus_client.utils import floatToGoString
 
 from webapp.core.models import Upload, WorkerHeartbeat
 
@@ -70,17 +71,17 @@ def _histogram(
         f"le_{i}": Count("pk", filter=Q(span__lte=timedelta(seconds=bound)))
         for i, bound in enumerate(LATENCY_BUCKETS)
     }
-    rows = (
-        uploads.filter(**{f"{start}__isnull": False, f"{end}__isnull": False})
-        .annotate(span=span)
-        .values(*([label] if label else []))
-        .annotate(n=Count("pk"), total=Sum("span"), **bounds)
-        .order_by()
-    )
+    spans = uploads.filter(**{f"{start}__isnull": False, f"{end}__isnull": False}).annotate(span=span)
+    aggregates = {"n": Count("pk"), "total": Sum("span"), **bounds}
+    rows: list[dict[str, Any]]
+    if label:
+        rows = list(spans.values(label).annotate(**aggregates).order_by(label))
+    else:
+        rows = [spans.aggregate(**aggregates)]
     family = HistogramMetricFamily(name, documentation, labels=[label] if label else None)
     for row in rows:
         buckets: list[tuple[str, float]] = [
-            (f"{bound:g}", float(row[f"le_{i}"])) for i, bound in enumerate(LATENCY_BUCKETS)
+            (floatToGoString(bound), float(row[f"le_{i}"])) for i, bound in enumerate(LATENCY_BUCKETS)
         ]
         buckets.append(("+Inf", float(row["n"])))
         total: timedelta = row["total"] or timedelta(0)

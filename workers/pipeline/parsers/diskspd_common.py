@@ -10,6 +10,7 @@ names, units and the choices made.
 
 from __future__ import annotations
 
+import codecs
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from workers.pipeline.decode import Decoded, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import Measurement, Parsed
 from workers.pipeline.registry import ParseContext
@@ -33,11 +35,35 @@ TEXT_PERCENTILES = frozenset(("25", "50", "75", "90", "95", "99"))
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DOUBLED_BACKSLASHES = re.compile(r"^(?:[A-Za-z]:\\\\|\\\\\\\\)")
 
 
 def error(parser: str, message: str, line: int | None = None, column: int | None = None) -> ParseError:
     return ParseError(message, line=line, column=column, parser=parser)
+
+
+def located_decode_error(exc: UnicodeDecodeError, decoded: Decoded, parser: str) -> ParseError:
+    """The decode stage's message, with the line of the byte that does not decode.
+
+    The text stream decodes in chunks, so the line being read when the error
+    surfaces is not the bad byte's: the raw bytes are scanned again to find it.
+    """
+    failure = decode_error(exc, decoded.encoding, parser)
+    decoder = codecs.getincrementaldecoder(decoded.encoding)("strict")
+    breaks = 0
+    with decoded.opener() as raw:
+        raw.read(decoded.bom_length)
+        while chunk := raw.read(1 << 20):
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError as found:
+                good = found.object[: found.start].decode(decoded.encoding, errors="replace")
+                failure.line = breaks + len(_LINE_BREAK.findall(good)) + 1
+                return failure
+            breaks += len(_LINE_BREAK.findall(text))
+    failure.line = breaks + 1
+    return failure
 
 
 def parse_size(text: str) -> int | None:
@@ -262,7 +288,8 @@ def parse_diskspd_time(text: str) -> datetime | None:
     return None
 
 
-def _started_at(parser: str, context: ParseContext) -> datetime | None:
+def _started_at(parser: str, context: ParseContext, line: int) -> datetime | None:
+    """The upload's ``started_at``; errors point at the run (``line``) that needed it."""
     text = context.extra.get("started_at", "").strip()
     if not text:
         return None
@@ -272,35 +299,43 @@ def _started_at(parser: str, context: ParseContext) -> datetime | None:
         raise error(
             parser,
             f"started_at must be an ISO 8601 timestamp such as 2015-07-01T10:15:00+10:00, got {text!r}",
+            line=line,
         ) from None
     if moment.tzinfo is None:
         if not context.timezone:
             raise error(
                 parser,
                 f"started_at {text!r} has no UTC offset; add one (e.g. Z or +10:00) or upload with a timezone",
+                line=line,
             )
         try:
             moment = moment.replace(tzinfo=ZoneInfo(context.timezone))
         except (ZoneInfoNotFoundError, ValueError):
-            raise error(parser, f"unknown timezone {context.timezone!r}") from None
+            raise error(parser, f"unknown timezone {context.timezone!r}", line=line) from None
     moment = moment.astimezone(UTC)
     if not _plausible(moment):
-        raise error(parser, f"started_at {moment.isoformat()} is implausible (expected between 1990 and now)")
+        raise error(
+            parser,
+            f"started_at {moment.isoformat()} is implausible (expected between 1990 and now)",
+            line=line,
+        )
     return moment
 
 
 def run_times(parser: str, runs: list[RunResult], context: ParseContext) -> list[datetime]:
     """Each run's start: the file's own time when it has a plausible one, else ``started_at``.
 
-    Runs without a time in the file are placed after ``started_at`` back to back:
-    run *k* starts when runs 1..k-1 (warm-up, measured time and cool-down) are done.
+    ``started_at`` is only read when a run needs it. Runs without a time in
+    the file are placed after ``started_at`` back to back: run *k* starts
+    when runs 1..k-1 (warm-up, measured time and cool-down) are done.
     """
-    fallback = _started_at(parser, context)
+    fallback: datetime | None = None
     times = []
     offset = 0.0
     for run in runs:
         moment = run.file_time
         if moment is None or not _plausible(moment):
+            fallback = fallback or _started_at(parser, context, run.line)
             if fallback is None:
                 if moment is None:
                     why = (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import ClassVar, TextIO
 
-from workers.pipeline.decode import Decoded, Opener, decode, decode_error
+from workers.pipeline.decode import Decoded, Opener, decode
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.diskspd_common import (
     DIRECTIONS,
@@ -25,6 +25,7 @@ from workers.pipeline.parsers.diskspd_common import (
     build_parsed,
     clean_path,
     error,
+    located_decode_error,
     parse_diskspd_time,
     parse_size,
     run_params,
@@ -97,7 +98,7 @@ class DiskSpdTextParser:
                 report = _Report(_Lines(stream, context.max_line_bytes))
                 report.read()
         except UnicodeDecodeError as exc:
-            raise decode_error(exc, decoded.encoding, PARSER) from None
+            raise located_decode_error(exc, decoded, PARSER) from None
         runs = report.finish()
         return build_parsed(PARSER, runs, context, report.attributes())
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import ClassVar
 
-from workers.pipeline.decode import Decoded, Opener, decode, decode_error
+from workers.pipeline.decode import Decoded, Opener, decode
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.diskspd_common import (
     Flow,
@@ -31,6 +31,7 @@ from workers.pipeline.parsers.diskspd_common import (
     build_parsed,
     clean_path,
     error,
+    located_decode_error,
     parse_diskspd_time,
     percentile_name,
     run_params,
@@ -90,7 +91,7 @@ class DiskSpdXmlParser:
                     reader.feed_line(text, number)
                 reader.end(number)
         except UnicodeDecodeError as exc:
-            raise decode_error(exc, decoded.encoding, PARSER) from None
+            raise located_decode_error(exc, decoded, PARSER) from None
         return build_parsed(PARSER, reader.runs, context, reader.attributes())
 
 

@@ -159,7 +159,7 @@ _TIME_CELL = re.compile(r"\d+(?::\d{2}){2,3}")
 _NUMBER_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _WIDE_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _UNIT_WORD = re.compile(r"^[kmgtpKMGTP]$")
-_SPEED = re.compile(r"^\s*(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)\s*(?P<per>[^\d\s/][^/\d]*)/[^/\d]+$")
+_SPEED = re.compile(r"^\s*(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)\s*[^\d\s/][^/\d]*/(?P<per>[^/\d]+)$")
 _GROUPING = re.compile(r"[ \u00a0\u202f'\u2019]")
 _EVIDENCE_PATTERNS = re.compile(r"\d\u00a0\d{3}(?!\d)|[ap]\.\u00a0m\.|\S\u00a0:")
 
@@ -622,8 +622,10 @@ class _Reader:
     def _after_table(self, job: _Job, number: int, key: str, value: str) -> None:
         speed = _SPEED.match(value.rstrip())
         if speed:
+            # "Bytes/sec." or "MegaBytes/min.": the time unit tells them apart
+            # in every language (sec, Sek, s, 秒 / min, Min, 分, мин).
             per = fold_label(speed["per"])
-            if per in ("mb", "mo", "mib", "мб") or per.startswith(("mega", "мега")):
+            if per.startswith(("m", "\u043c", "dak", "\u5206")) and per != "mp":
                 figure = _decimal(speed["num"], fraction=True)
                 if figure is not None and job.mb_per_min is None:
                     job.mb_per_min = (figure, number)
