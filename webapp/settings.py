@@ -167,6 +167,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": _folder,
         "data_folder_out": _folder,
         "processed_folder": str(VAR_DIR / "broker-processed"),
+        "control_folder": str(VAR_DIR / "broker-control"),
         "store_processed": False,
     }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -77,7 +77,7 @@ def claim(upload_id: int, task_id: str) -> Upload | None:
 
 def reset_if_orphaned(upload_id: int) -> bool:
     """Give a ``parsing`` upload whose worker died back to ``received``; True if it was orphaned."""
-    if True:
+    if not try_lock(upload_id):
         return False  # its worker is alive
     try:
         changed = Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(

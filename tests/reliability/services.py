@@ -293,6 +293,9 @@ class Stack:
             "HEADROOM_WORKER_HEARTBEAT_SECONDS": "1",
             "HEADROOM_SWEEP_AFTER_SECONDS": "0",
             "PYTHONUNBUFFERED": "1",
+            # Plain http on the loopback; production would redirect to https.
+            "HEADROOM_SSL_REDIRECT": "0",
+            "HEADROOM_HSTS_SECONDS": "0",
             **extra,
         }
 

@@ -550,9 +550,13 @@ class _Reader:
         self.job: _Job | None = None
         self.last_line = 0
         self.saw_text = False
+        self.misaligned_at: int | None = None
 
     def feed(self, number: int, text: str, complete: bool) -> None:
         self.last_line = number
+        if self.misaligned_at is None and "\u0a00" in text:
+            # A line feed read one byte off: UTF-16 with a byte lost or added.
+            self.misaligned_at = number
         if not complete:
             self.saw_text = self.saw_text or bool(text.strip())
             return
@@ -661,6 +665,12 @@ class _Reader:
                 "not a robocopy log: found neither the 'ROBOCOPY :: ...' banner nor a summary table "
                 "(Dirs/Files/Bytes/Times rows)",
                 1,
+            )
+        if self.misaligned_at is not None:
+            raise _error(
+                f"the text turns to garbage at line {self.misaligned_at}: the file looks like UTF-16 with a "
+                "byte lost or added there; upload the original log",
+                self.misaligned_at,
             )
         raise _error("the log ends before its summary (truncated?)", self.last_line)
 

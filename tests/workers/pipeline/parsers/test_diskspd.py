@@ -378,7 +378,7 @@ def test_every_measurement_has_a_unit_and_a_line() -> None:
         for item in _text(path).measurements:
             assert item.unit in {"IO/s", "MB/s", "B", "IO", "ms", "%"}
             assert item.line is not None and item.line > 0
-    got = {(m.subject, m.metric): m.line for m in _text(NO_COMMAND).measurements}
+    got = {(m.subject, m.metric): m.line or 0 for m in _text(NO_COMMAND).measurements}
     text = _read_text(NO_COMMAND).splitlines()
     assert text[got[("", "total.iops")] - 1].startswith("total:")
     assert "avg." in text[got[("", "cpu.usage_pct")] - 1]
@@ -502,7 +502,7 @@ def test_it_reads_a_profile_with_two_timespans() -> None:
         text[:system] + second + text[system:] + "\n" + results.replace("timespan 1:", "timespan 2:")
     ).encode()
     parsed = _text(raw)
-    runs = defaultdict(dict)
+    runs: dict[tuple[datetime, str], dict[tuple[str, str], float]] = defaultdict(dict)
     for item in parsed.measurements:
         assert item.params is not None
         runs[(item.time, item.params["block_size"])][(item.subject, item.metric)] = item.value
@@ -634,12 +634,14 @@ def _xml_expectations(path: Path) -> dict[tuple[str, str], float]:
         expected[("", "total.latency.avg_ms")] = float(latency.findtext("AverageTotalMilliseconds") or "nan")
         for bucket in latency.findall("Bucket"):
             percentile = bucket.findtext("Percentile")
-            name = {"0": "min", "50": "p50", "99": "p99", "99.9": "p99_9", "100": "max"}.get(percentile or "")
-            if name:
-                expected[("", f"total.latency.{name}_ms")] = float(
+            point = {"0": "min", "50": "p50", "99": "p99", "99.9": "p99_9", "100": "max"}.get(
+                percentile or ""
+            )
+            if point:
+                expected[("", f"total.latency.{point}_ms")] = float(
                     bucket.findtext("TotalMilliseconds") or "nan"
                 )
-                expected[("", f"read.latency.{name}_ms")] = float(
+                expected[("", f"read.latency.{point}_ms")] = float(
                     bucket.findtext("ReadMilliseconds") or "nan"
                 )
     return expected
