@@ -27,6 +27,7 @@ import random
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -185,6 +186,8 @@ def main() -> int:
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+    # WhiteNoise warns that collectstatic never ran; the API does not need static files.
+    warnings.filterwarnings("ignore", message="No directory at")
     use_bench_database()
     import django
 

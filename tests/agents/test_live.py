@@ -233,11 +233,19 @@ def test_spooled_items_arrive_with_flush(
         in away.stderr
     )
     assert "2 items spooled in" in timed.stderr
+    for users in ("10", "20"):
+        assert run_agent("step", *connect(dead, study), "--run", "r", "--users", users).returncode == 75
+    assert run_agent("step", *connect(dead, study), "--run", "r", "--end").returncode == 75
+    assert len(agent_home.pending()) == 5
     assert Upload.objects.count() == 0
 
     flushed = run_agent("flush", "--server", live_server.url, "--token", study[1])
     assert flushed.returncode == 0, flushed.output
     assert agent_home.pending() == []
+    steps = list(RunStep.objects.filter(run__name="r").order_by("started_at"))
+    assert [s.users for s in steps] == [10, 20]
+    assert steps[0].ended_at == steps[1].started_at
+    assert steps[1].ended_at is not None
     uploads = finished(study[0], count=2)
     assert sorted(u.kind for u in uploads) == ["auto", "timings"]
     assert all(u.status == Upload.Status.STORED for u in uploads), [u.error for u in uploads]

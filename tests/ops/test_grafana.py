@@ -13,7 +13,7 @@ import os
 import re
 
 import pytest
-from django.db import connection
+from django.db import ProgrammingError, connection, transaction
 
 from tests.factories import make_user
 from tests.paths import REPO
@@ -66,6 +66,11 @@ def run(cursor, sql: str) -> list[tuple]:
 
 def test_the_campaign_variable_lists_the_demo(grafana):
     assert ("demo",) in run(grafana, expand(blocks()["campaign-variable"], campaign="demo"))
+
+
+def test_the_role_reads_nothing_but_the_granted_tables(grafana):
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
+        grafana.execute("SELECT count(*) FROM auth_user")
 
 
 def test_the_cpu_panel_gives_each_scenarios_average_per_load_step(grafana, client, demo):

@@ -8,6 +8,11 @@ app_name = "dashboard"
 urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/<slug:slug>/", views.campaign, name="campaign"),
+    path("campaigns/<slug:slug>/capacity/", views.capacity, name="capacity"),
+    path("campaigns/<slug:slug>/compare/", views.compare, name="compare"),
+    path("campaigns/<slug:slug>/block-size/", views.blocksize, name="blocksize"),
+    path("campaigns/<slug:slug>/traces/", views.traces, name="traces"),
+    path("campaigns/<slug:slug>/copies/", views.copies, name="copies"),
     path("campaigns/<slug:slug>/uploads/", views.uploads, name="uploads"),
     path(
         "campaigns/<slug:slug>/uploads/<int:upload_id>/reparse", views.reparse_upload, name="reparse-upload"

@@ -47,6 +47,15 @@ _PERCENTILE_ROW = re.compile(r"^\s*(min|max|\d+(?:st|nd|rd|th)|\d+-nines)\s*\|(.
 _FILE_SIZE = re.compile(r"\s*\([^()]*\)\s*$")
 _SECTIONS = {"total io": "total", "read io": "read", "write io": "write"}
 _SECTION_TITLES = {"total": "Total IO", "read": "Read IO", "write": "Write IO"}
+# Cells of a thread row: (column, name in messages, whole number?)
+_ROW_FIELDS = (
+    ("thread", "thread number", True),
+    ("bytes", "bytes", True),
+    ("i/os", "I/Os", True),
+    ("avglat", "AvgLat", False),
+    ("latstddev", "LatStdDev", False),
+    ("iopsstddev", "IopsStdDev", False),
+)
 
 # Input parameters, one pattern per line kind (matched on the stripped line).
 _TIMESPAN = re.compile(r"^timespan:\s*(\d+)", re.IGNORECASE)
@@ -584,24 +593,28 @@ class _Report:
                 number,
             )
         values = dict(zip(columns, cells, strict=True))
-
-        def column(name: str) -> int:
-            return _column_of(row, columns.index(name))
-
-        thread = _count(values.get("thread", "0"), "thread number", number, 1)
-        run.max_thread = max(run.max_thread, thread)
+        found: dict[str, float | None] = {}
+        for name, what, whole in _ROW_FIELDS:
+            if name not in values:
+                continue
+            try:
+                found[name] = (
+                    _count(values[name], what, number) if whole else _number(values[name], what, number)
+                )
+            except ParseError as failure:
+                failure.column = _column_of(row, columns.index(name))  # found only when needed: it is slow
+                raise
+        run.max_thread = max(run.max_thread, int(found.get("thread") or 0))
         path = clean_path(_FILE_SIZE.sub("", values.get("file", "")))
-        nbytes = _count(values["bytes"], "bytes", number, column("bytes"))
-        ios = _count(values["i/os"], "I/Os", number, column("i/os"))
-        latency = latency_stddev = iops_stddev = None
-        if "avglat" in values:
-            latency = _number(values["avglat"], "AvgLat", number, column("avglat"))
-        if "latstddev" in values:
-            latency_stddev = _number(values["latstddev"], "LatStdDev", number, column("latstddev"))
-        if "iopsstddev" in values:
-            iops_stddev = _number(values["iopsstddev"], "IopsStdDev", number, column("iopsstddev"))
         subject = run.targets.setdefault(path, Subject())
-        getattr(subject, section).add(nbytes, ios, latency, latency_stddev, iops_stddev, number)
+        getattr(subject, section).add(
+            int(found["bytes"] or 0),
+            int(found["i/os"] or 0),
+            found.get("avglat"),
+            found.get("latstddev"),
+            found.get("iopsstddev"),
+            number,
+        )
 
     def _percentile_table(self, run: _Run, header: str, heading: str | None, number: int) -> None:
         lines = self.lines
@@ -623,9 +636,11 @@ class _Report:
             for index, (direction, cell) in enumerate(zip(directions, _cells(match.group(2)), strict=False)):
                 if direction is None:
                     continue
-                value = _number(
-                    cell, f"{direction} {match.group(1)} latency", lines.number, _column_of(ahead, index + 1)
-                )
+                try:
+                    value = _number(cell, f"{direction} {match.group(1)} latency", lines.number)
+                except ParseError as failure:
+                    failure.column = _column_of(ahead, index + 1)
+                    raise
                 if value is not None:
                     table.setdefault(direction, {})[name] = value
         if "max" not in labels:

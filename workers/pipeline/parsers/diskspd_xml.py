@@ -46,8 +46,6 @@ _DOCUMENT_END = re.compile(r"</Results\s*>")
 _DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _ROOT = re.compile(r"<Results\s*>")
 _POSITION = re.compile(r":\s*line \d+, column \d+\s*$")
-# Elements whose line is kept for messages and measurement lines.
-_LOCATED = frozenset(("TimeSpan", "Target", "Thread", "CpuUtilization", "Latency", "Bucket", "Results"))
 
 
 @register
@@ -113,7 +111,7 @@ class _Reader:
     def __init__(self) -> None:
         self.document: _Document | None = None
         self.runs: list[RunResult] = []
-        self.lines: dict[int, int] = {}  # id(element) -> line
+        self.lines: dict[int, int] = {}  # id(element) -> line where it starts
         self.documents = 0
         self.empty = True
         self.interrupted_at: int | None = None
@@ -217,13 +215,14 @@ class _Reader:
                         )
                 elif parent.tag == "Iops" and element.tag == "Bucket":
                     document.drop.add(id(element))
-                if element.tag in _LOCATED:
+                if id(element) not in document.drop:
                     self.lines[id(element)] = number
                 document.stack.append(element)
             else:
                 document.stack.pop()
                 if id(element) in document.drop:
                     document.drop.discard(id(element))
+                    self.lines.pop(id(element), None)
                     if document.stack:
                         document.stack[-1].remove(element)
 
@@ -273,7 +272,7 @@ class _Results:
             return float(child.text)
         except ValueError:
             raise error(
-                PARSER, f"<{tag}> should be a number, got {child.text.strip()[:40]!r}", self.line(parent)
+                PARSER, f"<{tag}> should be a number, got {child.text.strip()[:40]!r}", self.line(child)
             ) from None
 
     def count(self, parent: ET.Element, tag: str) -> int:

@@ -33,9 +33,9 @@ and a log may hold several jobs appended (``/LOG+``), each with its banner;
   unknown language still parses: a header's first three lines are
   Started/Source/Dest and the line holding ``/switches`` is Options; a
   summary row is ``label: six values`` (Times: four ``h:mm:ss``), in the order
-  Dirs, Files, Bytes, Times; a Speed line is ``label: number unit/unit``
-  (the unit saying bytes per second or megabytes per minute); the next
-  ``label: date`` is Ended.
+  Dirs, Files, Bytes, Times; a Speed line is ``label: number unit/time``,
+  bytes per second or megabytes per *minute* as its time unit says (sec,
+  Sek, s, 秒 / min, Min, 分); the next ``label: date`` is Ended.
 * **Numbers**: thousands separators ``,`` ``.`` space, NBSP or ``'``;
   decimal ``.`` or ``,``. A Bytes cell is whole bytes or ``number unit`` with
   unit ``k m g t`` (``1.45 t``). A Speed in bytes/s is a whole number (a lone
@@ -98,7 +98,7 @@ Truncated logs
   mid-way, so it is never used. A job of a multi-job log that stops before
   its summary yields nothing and also marks the log partial.
 
-Errors lines after the summary (``ERROR 32 (0x00000020) ...``), file names
+Error lines after the summary (``ERROR 32 (0x00000020) ...``), file names
 with progress glued by carriage returns, and CRs inside lines are tolerated.
 The file is streamed line by line, never held in memory.
 """
@@ -155,7 +155,7 @@ _PROGRESS = re.compile(r"^\s*\d+(?:[.,]\d+)?%\s*$")
 _ERROR_CODE = re.compile(r"\S\s+\d+\s+\(0x[0-9A-Fa-f]{8}\)")
 _SWITCH = re.compile(r"(?:^|\s)/[A-Za-z]")
 _SPLIT = re.compile(r"[ \t\r]+")
-_TIME_CELL = re.compile(r"\d+(?::\d{2}){2,3}")
+_TIME_CELL = re.compile(r"\d+:\d{2}:\d{2}")
 _NUMBER_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _WIDE_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _UNIT_WORD = re.compile(r"^[kmgtpKMGTP]$")
@@ -167,7 +167,7 @@ _EVIDENCE_PATTERNS = re.compile(r"\d\u00a0\d{3}(?!\d)|[ap]\.\u00a0m\.|\S\u00a0:"
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?(?!\d)")
 _AMPM = re.compile(r"(?<![^\W\d_])([ap])\.?\s?m\.?(?![^\W\d_])")
 _CJK_DATE = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})")
-_NUMERIC_DATE = re.compile(r"(?<!\d)(\d{1,4})([./-])(\d{1,2})\2(\d{1,4})(?!\d)")
+_NUMERIC_DATE = re.compile(r"(?<!\d)(\d{1,4})([./-]) ?(\d{1,2})\2 ?(\d{1,4})(?!\d)")
 _MONTH_NAME = re.compile(
     r"(?<!\w)(" + "|".join(re.escape(name) for name in sorted(MONTHS, key=len, reverse=True)) + r")(?!\w)"
 )
@@ -528,7 +528,6 @@ class _Clock:
 @dataclass
 class _Job:
     number: int
-    line: int
     banner: bool
     header_open: bool = False
     header_lines: int = 0
@@ -575,14 +574,14 @@ class _Reader:
                 self.saw_text = True
                 self._segment(number, segment.rstrip())
 
-    def _new_job(self, number: int, banner: bool) -> _Job:
-        self.job = _Job(len(self.jobs) + 1, number, banner, header_open=banner)
+    def _new_job(self, banner: bool) -> _Job:
+        self.job = _Job(len(self.jobs) + 1, banner, header_open=banner)
         self.jobs.append(self.job)
         return self.job
 
     def _segment(self, number: int, text: str) -> None:
         if _BANNER.match(text):
-            self._new_job(number, banner=True)
+            self._new_job(banner=True)
             return
         job = self.job
         if _RULE.match(text):
@@ -619,7 +618,7 @@ class _Reader:
                 f"the {label.strip()!r} row of the summary holds fractions or units; expected counts", number
             )
         if job is None or kind in job.rows or job.ended is not None:
-            job = self._new_job(number, banner=False)
+            job = self._new_job(banner=False)
         job.header_open = False
         job.rows[kind] = (row, number)
 
@@ -638,7 +637,8 @@ class _Reader:
                 if figure is not None and job.bytes_per_s is None:
                     job.bytes_per_s = (figure, number)
             return
-        if key in ENDED_LABELS or (key not in SPEED_LABELS and _CLOCK.search(fold_text(value))):
+        unknown = key not in SPEED_LABELS and key not in SUMMARY_LABELS
+        if key in ENDED_LABELS or (unknown and _CLOCK.search(fold_text(value))):
             job.ended = (value.strip(), number)
 
     def _header(self, job: _Job, number: int, key: str, value: str) -> None:

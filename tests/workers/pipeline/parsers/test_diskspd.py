@@ -803,13 +803,10 @@ def test_a_non_number_in_the_xml_is_located() -> None:
     text = PKB.read_text().replace("<ReadCount>22623</ReadCount>", "<ReadCount>lots</ReadCount>")
     failure = _error(XMLP, text.encode())
     assert "<ReadCount> should be a number" in failure.message
-    lines = text.splitlines()
-    target_line = max(
-        i
-        for i, row in enumerate(lines, start=1)
-        if "<Target>" in row and i < next(j for j, r in enumerate(lines, start=1) if "lots" in r)
-    )
-    assert failure.line == target_line
+    assert failure.line == next(i for i, row in enumerate(text.splitlines(), start=1) if "lots" in row)
+    missing = PKB.read_text().replace("<WriteCount>0</WriteCount>", "", 1)
+    failure = _error(XMLP, missing.encode())
+    assert failure.message == "<Target> has no <WriteCount>"
 
 
 def test_another_root_element_is_not_diskspd() -> None:

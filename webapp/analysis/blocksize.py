@@ -1,0 +1,158 @@
+"""Block-size throughput: DiskSpd/fio figures per scenario against the block size of their run.
+
+Storage benchmarks store one run per execution with its parameters as run
+attributes (``block_size`` in bytes, e.g. ``"4096"``; fio may give
+``"65536,4096"`` for read,write or a range ``"4096-16384"``, whose first
+figure is used). Their figures are measurements named
+``<direction>.<figure>`` (``read.iops``, ``write.mbps``,
+``read.clat.p99_ms`` ...). Three families are charted:
+
+* throughput -- ``*.mbps`` or a MB/s / MiB/s unit;
+* IOPS -- ``*.iops`` or an IO/s unit;
+* latency -- names with ``lat`` in a time unit, converted to milliseconds,
+  one statistic per name suffix (``mean``, ``p50``, ``p99``, ``p99_9`` ...).
+
+Per run, a figure reported for several subjects (jobs, targets) is the one
+for the ``total`` subject when present, else the sum over subjects for
+throughput and IOPS and their mean for latency. Repeated runs of a scenario
+at one block size are averaged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from django.db import connection
+
+from webapp.core.models import Campaign, Run
+
+Family = Literal["mbps", "iops", "latency"]
+DIRECTIONS = ("read", "write", "trim", "total", "readwrite", "rw")
+TOTAL_SUBJECTS = ("", "total", "_total", "all")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+_PERCENTILE = re.compile(r"^p(\d+(?:_\d+)?)(?:_(?:ms|us|ns|s))?$")
+_TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001, "μs": 0.001, "ns": 0.000001}
+
+
+@dataclass(frozen=True)
+class Figure:
+    family: Family
+    direction: str
+    stat: str  # "" for throughput and IOPS; mean, p50, p99 ... for latency
+    unit: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class BlockPoint:
+    scenario: int
+    label: str
+    block_size: str  # as the run attribute spelled it
+    block_bytes: int | None
+    family: Family
+    direction: str
+    stat: str
+    unit: str
+    value: float
+    runs: int
+
+
+def block_bytes(text: str) -> int | None:
+    """``"4096"``, ``"4K"``, ``"64KiB"``, ``"65536,4096"`` or ``"4096-16384"`` -> bytes of the first size."""
+    first = re.split(r"[,\-/:]", str(text), maxsplit=1)[0]
+    found = _SIZE.match(first)
+    if found is None:
+        return None
+    number, prefix = float(found.group(1)), found.group(2).lower()
+    return int(number * 1024 ** " kmgt".index(prefix or " "))
+
+
+def classify(metric: str, unit: str) -> Figure | None:
+    """The chart family of a benchmark figure, or None for figures the charts do not show."""
+    parts = metric.lower().split(".")
+    direction = parts[0] if parts[0] in DIRECTIONS and len(parts) > 1 else "total"
+    rest = parts[1:] if direction == parts[0] else parts
+    unit_key = unit.strip().lower()
+    if rest and rest[-1] in ("iops", "io/s") or unit_key in ("iops", "io/s", "ios/s"):
+        return Figure("iops", direction, "", "IO/s")
+    if rest and rest[-1] == "mbps" or unit_key in ("mb/s", "mib/s"):
+        return Figure("mbps", direction, "", "MiB/s" if unit_key == "mib/s" else "MB/s")
+    if any("lat" in part for part in rest) and unit_key in _TO_MS:
+        last = rest[-1]
+        percentile = _PERCENTILE.match(last)
+        if percentile:
+            stat = "p" + percentile.group(1)
+        elif last.startswith("mean") or last.startswith("avg"):
+            stat = "mean"
+        else:
+            stat = last.removesuffix("_ms")
+        kind = next((p for p in rest if "lat" in p), "lat")
+        return Figure("latency", direction, stat if kind in ("lat", "latency") else f"{kind} {stat}", "ms", _TO_MS[unit_key])
+    return None
+
+
+def _per_run(rows: list[tuple[int, str, str, str, float]]) -> dict[tuple[int, Figure], float]:
+    """One value per run and figure, combining subjects as the module docstring says."""
+    by_subject: dict[tuple[int, Figure], dict[str, float]] = defaultdict(dict)
+    for run_id, metric, subject, unit, value in rows:
+        figure = classify(metric, unit)
+        if figure is not None:
+            by_subject[(run_id, figure)][subject] = value * figure.scale
+    combined = {}
+    for key, values in by_subject.items():
+        total = next((values[s] for s in values if s.lower() in TOTAL_SUBJECTS), None)
+        if total is not None:
+            combined[key] = total
+        elif key[1].family == "latency":
+            combined[key] = sum(values.values()) / len(values)
+        else:
+            combined[key] = sum(values.values())
+    return combined
+
+
+def block_size_points(campaign: Campaign) -> list[BlockPoint]:
+    runs = {
+        run.pk: run
+        for run in Run.objects.filter(campaign=campaign, attributes__has_key="block_size").select_related(
+            "scenario"
+        )
+    }
+    if not runs:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT run_id, metric, subject, unit, avg(value) FROM measurement WHERE run_id = ANY(%s) "
+            "GROUP BY run_id, metric, subject, unit",
+            [list(runs)],
+        )
+        rows = cursor.fetchall()
+    scenarios = {run.scenario_id: run.scenario for run in runs.values()}
+    grouped: dict[tuple[int, str, Figure], list[float]] = defaultdict(list)
+    for (run_id, figure), value in _per_run(rows).items():
+        run = runs[run_id]
+        grouped[(run.scenario_id, str(run.attributes["block_size"]), figure)].append(value)
+    points = []
+    for (scenario_id, size, figure), values in grouped.items():
+        points.append(
+            BlockPoint(
+                scenario_id,
+                scenarios[scenario_id].label,
+                size,
+                block_bytes(size),
+                figure.family,
+                figure.direction,
+                figure.stat,
+                figure.unit,
+                sum(values) / len(values),
+                len(values),
+            )
+        )
+    points.sort(key=lambda p: (p.scenario, p.family, p.direction, p.stat, p.block_bytes or 0, p.block_size))
+    return points
+
+
+def as_json(points: list[BlockPoint]) -> list[dict[str, Any]]:
+    return [asdict(p) for p in points]

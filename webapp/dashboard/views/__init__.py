@@ -1,0 +1,24 @@
+"""Dashboard pages, one module per resource; every query is scoped to the signed-in user's projects."""
+
+from __future__ import annotations
+
+from webapp.dashboard.views.access import visible_campaign, visible_projects
+from webapp.dashboard.views.analysis import blocksize, capacity, compare, copies
+from webapp.dashboard.views.pages import campaign, home
+from webapp.dashboard.views.traces import traces
+from webapp.dashboard.views.uploads import delete_upload, reparse_upload, uploads
+
+__all__ = [
+    "blocksize",
+    "campaign",
+    "capacity",
+    "compare",
+    "copies",
+    "delete_upload",
+    "home",
+    "reparse_upload",
+    "traces",
+    "uploads",
+    "visible_campaign",
+    "visible_projects",
+]
