@@ -19,8 +19,9 @@ import logging
 from collections.abc import Callable
 from typing import BinaryIO
 
+import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import DataError, connection
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -117,6 +118,14 @@ def run_pipeline(upload: Upload, opener: Callable[[], BinaryIO] | None = None) -
     except ParseError as exc:
         exc.parser = exc.parser or parser.name
         raise
+    except DataError as exc:
+        # SQLSTATE class 22: PostgreSQL refused a value the file holds (a name
+        # longer than its column, a NUL character ...): bad input, not a bug.
+        cause = exc.__cause__
+        detail = cause.diag.message_primary if isinstance(cause, psycopg.Error) else None
+        raise ParseError(f"a value could not be stored: {detail or exc}", parser=parser.name) from None
+    except RecursionError:
+        raise ParseError("the file is nested too deeply to be read", parser=parser.name) from None
 
 
 def fail(upload_id: int, error: ParseError | str) -> None:

@@ -215,7 +215,9 @@ def live_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     from django.test.utils import override_settings
     from pytest_django.live_server_helper import LiveServer
 
-    addr = request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    addr = (
+        request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    )
     with override_settings(SECURE_SSL_REDIRECT=False):
         server = LiveServer(addr)
     yield server

@@ -43,7 +43,7 @@ class Worker:
 
 
 @pytest.fixture
-def worker_pool(transactional_db, settings) -> Iterator[list[Worker]]:
+def worker_pool(transactional_db, settings, tmp_path) -> Iterator[list[Worker]]:
     """Two ``celery worker -P solo`` processes on the ingest queue of the test broker.
 
     They stand for workers on two machines: each gets only the database URL,
@@ -62,13 +62,11 @@ def worker_pool(transactional_db, settings) -> Iterator[list[Worker]]:
         "LOG_FORMAT": "json",
         "LOG_LEVEL": "info",
     }
-    logs = Path(settings.VAR_DIR) / "ops-workers"
-    logs.mkdir(parents=True, exist_ok=True)
     workers: list[Worker] = []
     try:
         for letter in "ab":
             name = f"ops-{letter}-{os.getpid()}@headroom"
-            log = logs / f"{letter}.log"
+            log = tmp_path / f"worker-{letter}.log"
             with open(log, "wb") as out:
                 process = subprocess.Popen(
                     [

@@ -56,7 +56,7 @@ def test_two_workers_share_one_queue_and_store_each_upload_once(worker_pool):
         assert not duplicate
         ids.append(upload.pk)
 
-    wait_for(lambda: final(ids), timeout=120)
+    wait_for(lambda: final(ids), timeout=20)
     stored = Upload.objects.filter(pk__in=ids)
     assert sorted(stored.values_list("status", flat=True)) == ["stored"] * 20
     # One claim each: no upload was parsed twice.

@@ -385,6 +385,8 @@ def test_no_mutant_of_a_real_file_escapes_the_pipelines_error_handling(parser, c
             kind=parser if forced else "auto",
             timezone=zone,
         )
+        # As a task sees it: a fresh row with its relations (claim() loads it so).
+        upload = Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(pk=upload.pk)
         try:
             result = run_pipeline(upload, opener=lambda: io.BytesIO(data))
         except ParseError as exc:

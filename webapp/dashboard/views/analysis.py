@@ -17,6 +17,7 @@ from django.shortcuts import render
 from webapp.analysis.blocksize import as_json, block_size_points
 from webapp.analysis.capacity import DEFAULT_COUNTER, CounterRef
 from webapp.analysis.copies import copy_comparison
+from webapp.api.analysis import METHOD
 from webapp.core.models import Campaign, Host, Scenario
 from webapp.dashboard.views.access import campaign_context, visible_campaign
 from webapp.timeseries.models import CounterSeries
@@ -61,7 +62,10 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
         "trim": _number(request.GET.get("trim"), 10.0, 0.0, 49.0),
     }
     page = {"api": f"{API}/campaigns/{found.slug}/capacity", "params": params, "dimensions": found.dimensions}
-    context = campaign_context(found, "capacity", counters=counters, stats=STATS, params=params, page=page)
+    method = METHOD.format(trim=params["trim"], stat=params["stat"], threshold=params["threshold"])
+    context = campaign_context(
+        found, "capacity", counters=counters, stats=STATS, params=params, page=page, method=method
+    )
     return render(request, "dashboard/capacity.html", context)
 
 

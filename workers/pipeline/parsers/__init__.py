@@ -5,6 +5,7 @@ from workers.pipeline.parsers import (  # noqa: F401
     fio_json,
     fsct,
     perfmon_csv,
+    robocopy,
     samples_json,
     timings,
 )

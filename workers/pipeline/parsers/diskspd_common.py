@@ -33,7 +33,9 @@ DIRECTIONS = ("read", "write", "total")
 # Percentiles kept from the XML's 1..99 series: the ones the text report prints.
 TEXT_PERCENTILES = frozenset(("25", "50", "75", "90", "95", "99"))
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+# Longer than any real run: durations beyond it are a corrupt file, not a test.
+MAX_SECONDS = 10 * 365 * 24 * 3600
 _SIZE_FACTORS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DOUBLED_BACKSLASHES = re.compile(r"^(?:[A-Za-z]:\\\\|\\\\\\\\)")
@@ -271,6 +273,20 @@ def percentile_name(percentile: str) -> str | None:
 # Times
 
 
+def later(parser: str, moment: datetime, seconds: float, line: int) -> datetime:
+    """``moment`` plus ``seconds`` of runs before it, refusing absurd durations."""
+    if not 0 <= seconds <= MAX_SECONDS:
+        raise error(
+            parser, f"the runs before this one add up to {seconds:g} s, which is implausible", line=line
+        )
+    return moment + timedelta(seconds=seconds)
+
+
+def check_seconds(parser: str, seconds: float, label: str, line: int) -> None:
+    if not 0 < seconds <= MAX_SECONDS:
+        raise error(parser, f"{label}: the measured time, {seconds:g} s, is implausible", line=line)
+
+
 def _plausible(moment: datetime) -> bool:
     return EARLIEST <= moment <= datetime.now(UTC) + FUTURE_SLACK
 
@@ -349,7 +365,7 @@ def run_times(parser: str, runs: list[RunResult], context: ParseContext) -> list
                     "(ISO 8601, e.g. 2015-07-01T10:15:00+10:00)",
                     line=run.line,
                 )
-            moment = fallback + timedelta(seconds=offset)
+            moment = later(parser, fallback, offset, run.line)
         times.append(moment)
         offset += run.span_s
     return times

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import ClassVar, TextIO
 
 from workers.pipeline.decode import Decoded, Opener, decode
@@ -23,8 +23,10 @@ from workers.pipeline.parsers.diskspd_common import (
     Subject,
     TargetSpec,
     build_parsed,
+    check_seconds,
     clean_path,
     error,
+    later,
     located_decode_error,
     parse_diskspd_time,
     parse_size,
@@ -36,7 +38,7 @@ from workers.pipeline.registry import ParseContext, register
 PARSER = "diskspd_text"
 
 _COMMAND = re.compile(r"^\s*Command Line:\s?(.*)$")
-_RESULTS = re.compile(r"^\s*Results for timespan\s+(\d+)\s*:?\s*$", re.IGNORECASE)
+_RESULTS = re.compile(r"^\s*Results for timespan\s+(\d{1,9})\s*:?\s*$", re.IGNORECASE)
 _RULE = re.compile(r"^\s*-{3,}\s*$")
 _DASHES = re.compile(r"^\s*-+\s*$")  # the rest of a dashed line a console wrapped
 _STARS = re.compile(r"^\s*\*{3,}\s*$")
@@ -44,7 +46,8 @@ _THREAD_ROW = re.compile(r"^\s*\d+\s*\|")
 _TOTAL_ROW = re.compile(r"^\s*total:(.*)$")
 _CPU_HEADER = re.compile(r"\bCPU\s*\|\s*Usage\s*\|", re.IGNORECASE)
 _PERCENTILE_ROW = re.compile(r"^\s*(min|max|\d+(?:st|nd|rd|th)|\d+-nines)\s*\|(.*)$", re.IGNORECASE)
-_FILE_SIZE = re.compile(r"\s*\([^()]*\)\s*$")
+_WHOLE = re.compile(r"^[0-9]{1,20}$")
+_DECIMAL = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")  # what printf("%.2f") writes: no exponent, no "_"
 _SECTIONS = {"total io": "total", "read io": "read", "write io": "write"}
 _SECTION_TITLES = {"total": "Total IO", "read": "Read IO", "write": "Write IO"}
 # Cells of a thread row: (column, name in messages, whole number?)
@@ -58,27 +61,29 @@ _ROW_FIELDS = (
 )
 
 # Input parameters, one pattern per line kind (matched on the stripped line).
-_TIMESPAN = re.compile(r"^timespan:\s*(\d+)", re.IGNORECASE)
-_SECONDS = re.compile(r"^(duration|warm up time|cool down time):\s*(\d+)\s*s\b", re.IGNORECASE)
-_POOL = re.compile(r"^thread pool with\s+(\d+)\s+threads", re.IGNORECASE)
+_TIMESPAN = re.compile(r"^timespan:\s*(\d{1,9})", re.IGNORECASE)
+_SECONDS = re.compile(r"^(duration|warm up time|cool down time):\s*(\d{1,9})\s*s\b", re.IGNORECASE)
+_POOL = re.compile(r"^thread pool with\s+(\d{1,9})\s+threads", re.IGNORECASE)
 _PATH = re.compile(r"^path:\s*(?:template target\s*)?'(.*)$", re.IGNORECASE)
-_OUTSTANDING = re.compile(r"^number of outstanding I/O operations(?: per thread)?:\s*(\d+)", re.IGNORECASE)
-_MIX = re.compile(r"read/write ratio:\s*(\d+)\s*/\s*(\d+)", re.IGNORECASE)
+_OUTSTANDING = re.compile(
+    r"^number of outstanding I/O operations(?: per thread)?:\s*(\d{1,9})", re.IGNORECASE
+)
+_MIX = re.compile(r"read/write ratio:\s*(\d{1,9})\s*/\s*(\d{1,9})", re.IGNORECASE)
 _BLOCK = re.compile(r"^block size:\s*(.+?)\s*$", re.IGNORECASE)
-_MIXED_RANDOM = re.compile(r"^using mixed random/sequential I/O \((\d+)% random\)", re.IGNORECASE)
-_THREADS_PER_FILE = re.compile(r"^threads per file:\s*(\d+)", re.IGNORECASE)
-_KEY_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z /]*?)\s*:\s*(.*?)\s*$")
+_MIXED_RANDOM = re.compile(r"^using mixed random/sequential I/O \((\d{1,9})% random\)", re.IGNORECASE)
+_THREADS_PER_FILE = re.compile(r"^threads per file:\s*(\d{1,9})", re.IGNORECASE)
 
 # Results block: "actual test time:\t10.00s", "thread count:\t\t4".
 _TEST_TIME = re.compile(r"^actual test time:\s*([\d.]+)\s*s?\s*$", re.IGNORECASE)
-_THREAD_COUNT = re.compile(r"^thread count:\s*(\d+)\s*$", re.IGNORECASE)
+_THREAD_COUNT = re.compile(r"^thread count:\s*(\d{1,9})\s*$", re.IGNORECASE)
 
-_DETECT_COMMAND = re.compile(r"^\s*Command Line:.*diskspd", re.IGNORECASE | re.MULTILINE)
-_DETECT_INPUT = re.compile(r"^\s*Input parameters:\s*$", re.MULTILINE)
-_DETECT_TOTAL_IO = re.compile(r"^\s*Total IO\s*$", re.MULTILINE)
-_DETECT_TIMESPAN = re.compile(r"^\s*timespan:\s*\d+\s*$", re.MULTILINE)
-_DETECT_RESULTS = re.compile(r"^\s*Results for timespan\s+\d+\s*:", re.MULTILINE | re.IGNORECASE)
-_DETECT_TEST_TIME = re.compile(r"^\s*actual test time:", re.MULTILINE | re.IGNORECASE)
+# Detection runs on a 64 KiB head: [ \t] rather than \s, which would let ^\s* run across lines.
+_DETECT_COMMAND = re.compile(r"^[ \t]*Command Line:.*diskspd", re.IGNORECASE | re.MULTILINE)
+_DETECT_INPUT = re.compile(r"^[ \t]*Input parameters:[ \t\r]*$", re.MULTILINE)
+_DETECT_TOTAL_IO = re.compile(r"^[ \t]*Total IO[ \t\r]*$", re.MULTILINE)
+_DETECT_TIMESPAN = re.compile(r"^[ \t]*timespan:[ \t]*\d+[ \t\r]*$", re.MULTILINE)
+_DETECT_RESULTS = re.compile(r"^[ \t]*Results for timespan[ \t]+\d+[ \t]*:", re.MULTILINE | re.IGNORECASE)
+_DETECT_TEST_TIME = re.compile(r"^[ \t]*actual test time:", re.MULTILINE | re.IGNORECASE)
 
 
 @register
@@ -161,21 +166,30 @@ def _cells(text: str) -> list[str]:
 
 
 def _number(cell: str, what: str, line: int, column: int | None = None) -> float | None:
-    """A float cell; ``N/A`` (no sample) is None."""
+    """A decimal cell (``12.5`` or ``12.5%``); ``N/A`` (no sample) is None."""
+    if _DECIMAL.match(cell):
+        return float(cell)
     text = cell.strip().rstrip("%").strip()
     if text.upper() == "N/A" or text == "":
         return None
-    try:
+    if _DECIMAL.match(text):
         return float(text)
-    except ValueError:
-        raise error(PARSER, f"{what} should be a number, got {cell.strip()!r}", line, column) from None
+    raise error(PARSER, f"{what} should be a number, got {cell.strip()!r}", line, column)
 
 
 def _count(cell: str, what: str, line: int, column: int | None = None) -> int:
     text = cell.strip()
-    if not text.isdigit():
-        raise error(PARSER, f"{what} should be a whole number, got {text!r}", line, column)
+    if not _WHOLE.match(text):
+        raise error(PARSER, f"{what} should be a whole number, got {text[:40]!r}", line, column)
     return int(text)
+
+
+def _without_size(cell: str) -> str:
+    """``C:\\x.dat (10GiB)`` -> ``C:\\x.dat``."""
+    cell = cell.strip()
+    if cell.endswith(")") and (start := cell.rfind("(")) > 0:
+        return cell[:start].rstrip()
+    return cell
 
 
 def _column_of(line: str, index: int) -> int:
@@ -404,10 +418,10 @@ class _Report:
             if _top_level(text):
                 return
             lines.next()
-            match = _KEY_VALUE.match(text)
-            if match is None:
+            key, colon, value = text.partition(":")
+            if not colon:
                 continue
-            key, value = match.group(1).lower(), match.group(2)
+            key, value = key.strip().lower(), value.strip()
             if key == "computer name" and value:
                 profile.computer = value
             elif key == "start time" and value:
@@ -605,7 +619,7 @@ class _Report:
                 failure.column = _column_of(row, columns.index(name))  # found only when needed: it is slow
                 raise
         run.max_thread = max(run.max_thread, int(found.get("thread") or 0))
-        path = clean_path(_FILE_SIZE.sub("", values.get("file", "")))
+        path = clean_path(_without_size(values.get("file", "")))
         subject = run.targets.setdefault(path, Subject())
         getattr(subject, section).add(
             int(found["bytes"] or 0),
@@ -683,12 +697,13 @@ class _Report:
         measured = run.latency_column or (span is not None and span.measure_latency)
         if measured and "" not in run.percentiles and any(t.total.ios for t in run.tables.values()):
             raise self._truncated("its latency percentiles", run)
-        if run.test_time is None or run.test_time <= 0:
+        if run.test_time is None:
             raise error(
                 PARSER,
                 f"results for timespan {run.index} (line {run.line}) have no 'actual test time'",
                 run.line,
             )
+        check_seconds(PARSER, run.test_time, f"timespan {run.index} (line {run.line})", run.line)
 
         total = run.tables["total"]
         seconds = run.test_time
@@ -719,7 +734,7 @@ class _Report:
         cooldown = (span.cooldown_s or 0) if span is not None else 0
         file_time = None
         if profile.start is not None:
-            file_time = profile.start + timedelta(seconds=profile.elapsed_s)
+            file_time = later(PARSER, profile.start, profile.elapsed_s, run.line)
         span_s = warmup + run.test_time + cooldown
         profile.elapsed_s += span_s
         profile.results += 1
@@ -821,7 +836,7 @@ def _command_line_span(command: str) -> SpanSpec | None:
             paths += 1
             continue
         flag, value = token[1], token[2:]
-        number = int(value) if value.isdigit() else None
+        number = int(value) if _WHOLE.match(value) and len(value) <= 9 else None
         if flag == "b" and (size := parse_size(value)):
             target.block_size = size
         elif flag == "o" and number is not None:

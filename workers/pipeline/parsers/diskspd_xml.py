@@ -14,10 +14,11 @@ entity-expansion attacks without ``defusedxml``.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import ClassVar
 
 from workers.pipeline.decode import Decoded, Opener, decode
@@ -29,8 +30,10 @@ from workers.pipeline.parsers.diskspd_common import (
     Subject,
     TargetSpec,
     build_parsed,
+    check_seconds,
     clean_path,
     error,
+    later,
     located_decode_error,
     parse_diskspd_time,
     percentile_name,
@@ -269,11 +272,14 @@ class _Results:
                 raise error(PARSER, f"<{parent.tag}> has no <{tag}>", self.line(parent))
             return None
         try:
-            return float(child.text)
+            value = float(child.text)
         except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
             raise error(
                 PARSER, f"<{tag}> should be a number, got {child.text.strip()[:40]!r}", self.line(child)
-            ) from None
+            )
+        return value
 
     def count(self, parent: ET.Element, tag: str) -> int:
         value = self.number(parent, tag, required=True)
@@ -372,8 +378,7 @@ class _Results:
         label = f"timespan {index} (line {line})"
         seconds = self.number(timespan, "TestTimeSeconds", required=True)
         assert seconds is not None
-        if seconds <= 0:
-            raise error(PARSER, f"{label}: <TestTimeSeconds> is {seconds}", line)
+        check_seconds(PARSER, seconds, label, line)
         threads_value = self.number(timespan, "ThreadCount")
         everything, targets = self.thread_results(timespan, label, line)
         self.overall(timespan, everything, line)
@@ -389,7 +394,7 @@ class _Results:
         total = everything.total
         derived_block = total.bytes // total.ios if total.ios and total.bytes % total.ios == 0 else None
         threads = int(threads_value) if threads_value else None
-        file_time = started + timedelta(seconds=elapsed) if started is not None else None
+        file_time = later(PARSER, started, elapsed, line) if started is not None else None
         return RunResult(
             line=line,
             label=label,

@@ -46,8 +46,10 @@ and a log may hold several jobs appended (``/LOG+``), each with its banner;
   at 1,915,409,756 B/s takes 42.77 s with 1024^3 (the Times row says
   0:00:42, robocopy truncates) but 39.8 s with 10^9, and
   1,915,409,756 x 60 / 2^20 = 109,600.6 is exactly its MegaBytes/min. A Bytes
-  cell becomes the whole number of bytes nearest to number x 1024^n (robocopy
-  rounded the figure to three or four digits, so it is that precise).
+  cell becomes the whole number of bytes nearest to number x 1024^n. That is
+  a lower bound: robocopy truncates what it prints (the files listed in
+  ``mohamed_robocopy_frFR_cp850.log`` add up to 6.237 MiB, shown ``6.23 m``),
+  so the true count can be up to one unit of the last digit more.
 * **Dates** are the Windows long date of the user's locale: month names in
   those languages, ``2026年1月13日`` CJK dates, ``Fri Oct 24 15:13:48 2014``
   (old robocopy), numeric dates when unambiguous, 12-hour clocks with AM/PM,
@@ -155,7 +157,7 @@ _PROGRESS = re.compile(r"^\s*\d+(?:[.,]\d+)?%\s*$")
 _ERROR_CODE = re.compile(r"\S\s+\d+\s+\(0x[0-9A-Fa-f]{8}\)")
 _SWITCH = re.compile(r"(?:^|\s)/[A-Za-z]")
 _SPLIT = re.compile(r"[ \t\r]+")
-_TIME_CELL = re.compile(r"\d+:\d{2}:\d{2}")
+_TIME_CELL = re.compile(r"\d{1,9}:\d{2}:\d{2}")
 _NUMBER_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _WIDE_CELL = re.compile(r"(?P<num>\d(?:[\d.,'\u00a0\u202f ]*\d)?)(?:[ \u00a0]?(?P<unit>[kmgtpKMGTP]))?")
 _UNIT_WORD = re.compile(r"^[kmgtpKMGTP]$")
@@ -313,6 +315,8 @@ def _decimal(text: str, *, fraction: bool) -> Decimal | None:
             decimal_at = last_index
     whole, frac = (text[:decimal_at], text[decimal_at + 1 :]) if decimal_at is not None else (text, "")
     groups = re.split(r"[ .,]", whole)
+    if len(whole) > 30:  # no robocopy figure is that long; keeps floats finite
+        return None
     if len(groups) > 1 and (len(groups[0]) > 3 or any(len(group) != 3 for group in groups[1:])):
         return None
     try:
@@ -477,6 +481,8 @@ def _local_time(text: str) -> datetime | None:
             hour += 12
     elif ((ampm and ampm[1] == "a") or _AM.search(rest)) and hour == 12:
         hour = 0
+    if not 1980 <= found[0] <= 2200:  # robocopy's era; also keeps UTC conversion in range
+        return None
     try:
         return datetime(*found, hour, minute, second)
     except ValueError:

@@ -441,12 +441,24 @@ def test_tabs_and_spaces_are_alike() -> None:
     assert _text(tabbed).run_attributes == _text(NO_COMMAND).run_attributes
 
 
-def test_it_reads_crlf_utf16_and_bom_encodings_alike() -> None:
-    text = _read_text(NO_COMMAND)
-    expected = _values(_text(NO_COMMAND))
+@pytest.mark.parametrize("path", [AZURE, NO_COMMAND, V220], ids=lambda p: p.name)
+def test_it_detects_and_reads_crlf_utf16_and_bom_encodings_alike(path: Path) -> None:
+    text = _read_text(path)
+    expected = _values(_text(path))
     crlf = text.replace("\n", "\r\n")
-    assert _values(_text(codecs.BOM_UTF16_LE + crlf.encode("utf-16-le"))) == expected
-    assert _values(_text(codecs.BOM_UTF8 + crlf.encode())) == expected
+    for raw in (
+        codecs.BOM_UTF16_LE + crlf.encode("utf-16-le"),
+        codecs.BOM_UTF8 + crlf.encode(),
+        crlf.encode(),
+    ):
+        decoded = _decoded(raw)
+        assert TEXT.detect(decoded.head_bytes, decoded.head_text) == 90
+        assert _values(_text(raw)) == expected
+    bare = text[text.index("Input parameters:") :].replace("\n", "\r\n")
+    if "Command Line:" in bare:
+        return
+    decoded = _decoded(bare.encode())  # no command line: "Input parameters:" + "Total IO" decide
+    assert TEXT.detect(decoded.head_bytes, decoded.head_text) == 90
 
 
 def test_it_falls_back_to_the_command_line_without_input_parameters() -> None:
@@ -814,6 +826,50 @@ def test_another_root_element_is_not_diskspd() -> None:
     assert "<Report>" in failure.message
     assert failure.line == 2
     assert _error(XMLP, b"no xml here\n").message.startswith("not DiskSpd XML output")
+
+
+def _mutations(raw: bytes, seed: int, count: int) -> list[bytes]:
+    """Lines dropped, duplicated, swapped or cut short, and bytes flipped, reproducibly."""
+    chance = random.Random(seed)
+    lines = raw.split(b"\n")
+    variants = []
+    for _ in range(count):
+        mutated = list(lines)
+        kind = chance.randrange(5)
+        at = chance.randrange(len(mutated))
+        if kind == 0:
+            del mutated[at]
+        elif kind == 1:
+            mutated.insert(at, mutated[at])
+        elif kind == 2:
+            other = chance.randrange(len(mutated))
+            mutated[at], mutated[other] = mutated[other], mutated[at]
+        elif kind == 3:
+            mutated[at] = mutated[at][: chance.randrange(len(mutated[at]) + 1)]
+        else:
+            data = bytearray(b"\n".join(mutated))
+            data[chance.randrange(len(data))] = chance.randrange(256)
+            variants.append(bytes(data))
+            continue
+        variants.append(b"\n".join(mutated))
+    return variants
+
+
+@pytest.mark.parametrize("path", [*TEXT_FILES, *XML_FILES], ids=lambda p: p.name)
+def test_mangled_files_parse_or_fail_with_a_parse_error_only(path: Path) -> None:
+    parser = XMLP if path.suffix == ".xml" else TEXT
+    failures: list[ParseError] = []
+    for variant in _mutations(path.read_bytes(), seed=len(path.name), count=60):
+        try:
+            parsed = _parse(parser, variant, extra={"started_at": STARTED})
+        except ParseError as caught:
+            failures.append(caught)
+            continue
+        assert parsed.measurements
+    assert failures  # some of the damage is always noticed
+    for failure in failures:
+        assert (failure.parser, bool(failure.message)) == (parser.name, True)
+        assert failure.line is not None
 
 
 # --------------------------------------------------------------------------

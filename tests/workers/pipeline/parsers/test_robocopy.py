@@ -762,3 +762,16 @@ def test_every_real_speed_pair_agrees_in_mib() -> None:
         assert figures["speed.bytes_per_s"] * 60 / MIB == pytest.approx(
             figures["speed.mb_per_min"], abs=0.001
         )
+
+
+def test_it_refuses_absurd_figures_and_dates_instead_of_overflowing() -> None:
+    text = _text(RIPVANNWINKLER)
+    text = text.replace("    Dirs :        10", "    Dirs : " + "9" * 40)  # not a row any more
+    text = text.replace("Friday, July 24, 2026 11:08:15 AM", "Monday, January 1, 0001 00:00:01 AM")
+    parsed = _parse(_decoded_bytes(text.encode()), timezone="Asia/Tokyo")
+    figures = _figures(parsed)
+    assert not [metric for metric in figures if metric.startswith("dirs.")]
+    assert parsed.run_attributes["partial"] == "true"
+    assert "elapsed_s" not in figures
+    # The year-1 Started date is not used; the Ended line stamps the figures.
+    assert _times(parsed) == {_utc(2026, 7, 24, 2, 9, 6)}

@@ -27,8 +27,10 @@
  *              filled in where a dataset sets none.
  *   labels     category labels (line and bar charts).
  *   xLabel, yLabel  axis titles.
- *   threshold  a number, {value, label, color, dash}, or an array of these:
- *              drawn as lines across the value axis (needs the annotation plugin).
+ *   threshold  a number, {value, label, color, dash, position}, or an array of
+ *              these: drawn as lines across the value axis, the label at
+ *              position "start", "center" or "end" (default) of the line
+ *              (needs the annotation plugin).
  *   xType, yType  scale types: "linear", "logarithmic", "time", "category".
  *   zoom       true by default for line and scatter charts: drag a box to
  *              zoom, shift-drag to pan, ctrl-wheel or pinch to zoom,
@@ -128,7 +130,7 @@
         label: {
           display: Boolean(spec.label),
           content: spec.label ? String(spec.label) : "",
-          position: "end",
+          position: spec.position || "end",
           backgroundColor: colour,
           color: "#ffffff",
           font: { size: 11 },

@@ -1,0 +1,247 @@
+/**
+ * Headroom page helpers, shared by the dashboard's views (load after charts.js).
+ *
+ *   HeadroomPages.pageData(id)          the page's JSON (a json_script element)
+ *   HeadroomPages.fetchJson(url)        GET JSON from our API; rejects with the API's error message
+ *   HeadroomPages.chartCard(slot, opts) a card with a canvas and CSV/PNG buttons (see below)
+ *   HeadroomPages.table(columns, rows)  a <table class="sortable"> (sortable at once)
+ *   HeadroomPages.fmt(value, digits)    "1,234.5"; "—" for null
+ *   HeadroomPages.varyingDims(list)     dimension keys whose values differ across scenarios
+ *   HeadroomPages.shortLabel(dims, keys)
+ *   HeadroomPages.barLabels             Chart.js plugin (registered for every chart): draws
+ *                                       dataset.barText[i] above each bar, beside it when horizontal
+ *
+ * On load it also makes every table.sortable sortable, asks before submitting
+ * a form with data-confirm (no inline handlers: the CSP forbids them) and
+ * resizes charts around printing.
+ */
+(function (global) {
+  "use strict";
+
+  const Headroom = global.Headroom;
+
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(function ([key, value]) {
+      if (value === undefined || value === null || value === false) {
+        return;
+      }
+      if (key === "text") {
+        node.textContent = String(value);
+      } else if (key === "className") {
+        node.className = value;
+      } else {
+        node.setAttribute(key, value === true ? "" : String(value));
+      }
+    });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function pageData(id) {
+    const node = document.getElementById(id || "page-data");
+    return node ? JSON.parse(node.textContent) : {};
+  }
+
+  async function fetchJson(url) {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (error) {
+      body = null;
+    }
+    if (!response.ok) {
+      const message = body && body.error ? body.error.message : response.status + " " + response.statusText;
+      throw new Error(message);
+    }
+    return body;
+  }
+
+  function fmt(value, digits) {
+    if (value === null || value === undefined || Number.isNaN(value)) {
+      return "—";
+    }
+    const places = digits === undefined ? 1 : digits;
+    return Number(value).toLocaleString("en-US", { maximumFractionDigits: places, minimumFractionDigits: 0 });
+  }
+
+  /**
+   * A chart card inside `slot` (an element or its id): title, CSV and PNG
+   * buttons, a canvas. Returns {element, canvas, draw(factory, columns, rows),
+   * empty(message)}: draw(factory) calls factory(canvas) for the Chart and
+   * keeps columns/rows as exactly what the CSV button downloads.
+   * opts: {title, filename, size: "short"|"tall", heading: "h2"|"h3", note}
+   */
+  function chartCard(slot, opts) {
+    const parent = typeof slot === "string" ? document.getElementById(slot) : slot;
+    const canvas = el("canvas", { role: "img", "aria-label": opts.title });
+    const csvButton = el("button", { type: "button", className: "btn-small", "data-action": "csv", text: "CSV" });
+    const pngButton = el("button", { type: "button", className: "btn-small", "data-action": "png", text: "PNG" });
+    const note = el("p", { className: "chart-note muted small", text: opts.note || "" });
+    const emptyText = el("p", { className: "empty-state", hidden: true });
+    const box = el("div", { className: "chart-box" + (opts.size ? " " + opts.size : "") }, [canvas]);
+    const element = el("section", { className: "card chart-card" }, [
+      el("div", { className: "card-header" }, [el(opts.heading || "h2", { text: opts.title }), csvButton, pngButton]),
+      note,
+      box,
+      emptyText,
+    ]);
+    parent.appendChild(element);
+    const card = { element: element, canvas: canvas, chart: null, columns: [], rows: [], note: note };
+    csvButton.addEventListener("click", function () {
+      Headroom.downloadCsv(opts.filename, card.columns, card.rows);
+    });
+    pngButton.addEventListener("click", function () {
+      if (card.chart) {
+        Headroom.downloadPng(card.chart, opts.filename.replace(/\.csv$/, "") + ".png");
+      }
+    });
+    card.draw = function (factory, columns, rows) {
+      card.columns = columns;
+      card.rows = rows;
+      box.hidden = false;
+      emptyText.hidden = true;
+      csvButton.disabled = pngButton.disabled = false;
+      card.chart = factory(canvas);
+      return card.chart;
+    };
+    card.empty = function (message) {
+      if (card.chart) {
+        card.chart.destroy();
+        card.chart = null;
+      }
+      card.columns = [];
+      card.rows = [];
+      box.hidden = true;
+      emptyText.hidden = false;
+      emptyText.textContent = message;
+      csvButton.disabled = pngButton.disabled = true;
+    };
+    return card;
+  }
+
+  /**
+   * columns: [{key, label, num, format(value, row), sort(value, row), className}]
+   * rows: objects read by column key; row.attrs become <tr> attributes.
+   */
+  function table(columns, rows) {
+    const head = el("tr", {}, columns.map(function (c) {
+      return el("th", { className: c.num ? "num" : c.className, text: c.label });
+    }));
+    const body = el("tbody", {}, rows.map(function (row) {
+      return el("tr", row.attrs || {}, columns.map(function (c) {
+        const value = row[c.key];
+        const shown = c.format ? c.format(value, row) : value === null || value === undefined ? "" : String(value);
+        const sortValue = c.sort ? c.sort(value, row) : typeof value === "number" ? value : null;
+        const cell = el("td", {
+          className: [c.num ? "num" : "", c.cellClass || ""].join(" ").trim() || null,
+          "data-sort-value": sortValue === null || sortValue === undefined ? null : String(sortValue),
+          title: c.title ? c.title(value, row) : null,
+        });
+        cell.textContent = shown;
+        return cell;
+      }));
+    }));
+    const result = el("table", { className: "sortable" }, [el("thead", {}, [head]), body]);
+    Headroom.sortableTables(result);
+    return el("div", { className: "table-wrap" }, [result]);
+  }
+
+  function varyingDims(scenarios) {
+    const values = {};
+    scenarios.forEach(function (s) {
+      Object.keys(s.dims || {}).forEach(function (key) {
+        values[key] = values[key] || new Set();
+      });
+    });
+    Object.keys(values).forEach(function (key) {
+      scenarios.forEach(function (s) {
+        values[key].add(s.dims && key in s.dims ? s.dims[key] : "");
+      });
+    });
+    return Object.keys(values).filter(function (key) {
+      return values[key].size > 1;
+    });
+  }
+
+  // Dimensions whose values read on their own ("2012 R2", "SSD"); others show as key=value.
+  const SELF_DESCRIBING = { server_os: "", disk_type: "", technique: "", dataset: "", smb_dialect: "SMB " };
+
+  function shortLabel(dims, keys) {
+    const parts = keys.filter(function (key) {
+      return dims && dims[key] !== undefined;
+    }).map(function (key) {
+      return key in SELF_DESCRIBING ? SELF_DESCRIBING[key] + dims[key] : key + "=" + dims[key];
+    });
+    return parts.join(" · ") || "(all)";
+  }
+
+  // Draws dataset.barText[i] above (or beside, for horizontal charts) each bar.
+  const barLabels = {
+    id: "barLabels",
+    afterDatasetsDraw: function (chart) {
+      const context = chart.ctx;
+      const horizontal = chart.options.indexAxis === "y";
+      context.save();
+      context.font = "600 11px " + Chart.defaults.font.family;
+      context.fillStyle = "#1f2328";
+      chart.data.datasets.forEach(function (dataset, index) {
+        const meta = chart.getDatasetMeta(index);
+        if (!dataset.barText || meta.hidden) {
+          return;
+        }
+        meta.data.forEach(function (bar, i) {
+          const text = dataset.barText[i];
+          if (!text || dataset.data[i] === null || dataset.data[i] === undefined) {
+            return;
+          }
+          context.textAlign = horizontal ? "left" : "center";
+          context.textBaseline = horizontal ? "middle" : "bottom";
+          context.fillText(text, horizontal ? bar.x + 4 : bar.x, horizontal ? bar.y : bar.y - 3);
+        });
+      });
+      context.restore();
+    },
+  };
+
+  if (global.Chart) {
+    global.Chart.register(barLabels);
+  }
+
+  function allCharts() {
+    return global.Chart ? Object.values(global.Chart.instances) : [];
+  }
+
+  function resizeAll() {
+    allCharts().forEach(function (chart) {
+      chart.resize();
+    });
+  }
+
+  global.addEventListener("beforeprint", resizeAll);
+  global.addEventListener("afterprint", resizeAll);
+
+  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      if (!global.confirm(form.getAttribute("data-confirm"))) {
+        event.preventDefault();
+      }
+    });
+  });
+  Headroom.sortableTables(document);
+
+  global.HeadroomPages = {
+    el: el,
+    pageData: pageData,
+    fetchJson: fetchJson,
+    fmt: fmt,
+    chartCard: chartCard,
+    table: table,
+    varyingDims: varyingDims,
+    shortLabel: shortLabel,
+    barLabels: barLabels,
+  };
+})(typeof globalThis !== "undefined" ? globalThis : this);
