@@ -5,12 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench-ingest clean-var help
+.PHONY: run test lint bench-ingest clean-var help agent bench-agent
 
 help:
 	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
 	@echo "make test   - ruff, mypy and pytest against real PostgreSQL and a real broker"
 	@echo "make bench-ingest - ingest benchmark (ratio against raw COPY)"
+	@echo "make agent  - build dist/headroom-agent.pyz (the agent as one file)"
+	@echo "make bench-agent - CPU cost of live sampling at 1 Hz (BENCH_ARGS=--duration 600)"
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -32,6 +34,12 @@ lint: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/ingest.py $(BENCH_ARGS)
+
+agent:
+	$(PYTHON) agents/build_zipapp.py
+
+bench-agent: $(STAMP)
+	$(PY) agents/bench_overhead.py $(BENCH_ARGS)
 
 clean-var:
 	rm -rf var

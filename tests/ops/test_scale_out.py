@@ -24,11 +24,15 @@ from webapp.core.uploads import UploadMeta, accept
 
 pytestmark = [pytest.mark.integration]
 
-SUCCEEDED = re.compile(r"Task workers\.tasks\.ingest_upload\[([0-9a-f-]+)\] succeeded in [0-9.e-]+s: 'stored'")
+SUCCEEDED = re.compile(
+    r"Task workers\.tasks\.ingest_upload\[([0-9a-f-]+)\] succeeded in [0-9.e-]+s: 'stored'"
+)
 
 
 def timings_csv(index: int) -> bytes:
-    rows = [f"app_launch.word,2015-06-01T09:{index:02d}:{rep:02d}Z,{1000 + 10 * index + rep}" for rep in range(5)]
+    rows = [
+        f"app_launch.word,2015-06-01T09:{index:02d}:{rep:02d}Z,{1000 + 10 * index + rep}" for rep in range(5)
+    ]
     return ("name,started_at,duration_ms\n" + "\n".join(rows) + "\n").encode()
 
 
@@ -56,7 +60,12 @@ def test_two_workers_share_one_queue_and_store_each_upload_once(worker_pool):
         assert not duplicate
         ids.append(upload.pk)
 
-    wait_for(lambda: final(ids), timeout=20)
+    try:
+        wait_for(lambda: final(ids), timeout=90)
+    except AssertionError:
+        statuses = Counter(Upload.objects.filter(pk__in=ids).values_list("status", flat=True))
+        logs = {w.name: (w.process.poll(), w.log.read_text()[-2000:]) for w in worker_pool}
+        raise AssertionError(f"uploads not final: {statuses}; workers: {logs}") from None
     stored = Upload.objects.filter(pk__in=ids)
     assert sorted(stored.values_list("status", flat=True)) == ["stored"] * 20
     # One claim each: no upload was parsed twice.
@@ -87,7 +96,15 @@ def test_an_imported_campaign_is_parsed_by_the_workers(worker_pool, tmp_path):
 
     out = io.StringIO()
     call_command(
-        "import_campaign", str(archive), "--project", "restored", "--slug", "restored", "--wait", "120", stdout=out
+        "import_campaign",
+        str(archive),
+        "--project",
+        "restored",
+        "--slug",
+        "restored",
+        "--wait",
+        "120",
+        stdout=out,
     )
     assert "17 stored, 0 failed, 0 still processing" in out.getvalue()
     restored = Campaign.objects.get(slug="restored")

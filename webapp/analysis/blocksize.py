@@ -90,7 +90,13 @@ def classify(metric: str, unit: str) -> Figure | None:
         else:
             stat = last.removesuffix("_ms")
         kind = next((p for p in rest if "lat" in p), "lat")
-        return Figure("latency", direction, stat if kind in ("lat", "latency") else f"{kind} {stat}", "ms", _TO_MS[unit_key])
+        return Figure(
+            "latency",
+            direction,
+            stat if kind in ("lat", "latency") else f"{kind} {stat}",
+            "ms",
+            _TO_MS[unit_key],
+        )
     return None
 
 

@@ -117,9 +117,9 @@ def _resources(configs: list[Configuration], runs: dict[int, Run]) -> list[dict[
     """Average and maximum of each resource counter per configuration and host, during the copies."""
     host_ids = {h.pk for run in runs.values() for h in run.hosts.all()}
     series: dict[tuple[int, int], list[int]] = defaultdict(list)  # (host, resource) -> series ids
-    for sid, host_id, obj, instance, counter in CounterSeries.objects.filter(host_id__in=host_ids).values_list(
-        "pk", "host_id", "object", "instance", "counter"
-    ):
+    for sid, host_id, obj, instance, counter in CounterSeries.objects.filter(
+        host_id__in=host_ids
+    ).values_list("pk", "host_id", "object", "instance", "counter"):
         for index, (_, r_obj, r_instance, r_counter) in enumerate(RESOURCES):
             if (obj, instance, counter) == (r_obj, r_instance, r_counter):
                 series[(host_id, index)].append(sid)

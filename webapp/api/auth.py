@@ -41,6 +41,14 @@ class SessionAuth(APIKeyCookie):
 
     param_name = "sessionid"
 
+    def __call__(self, request: HttpRequest) -> Caller | None:
+        # A request that sends a bearer token is an agent's: judge it by the
+        # token alone (401 when rejected), never by a session and its CSRF check.
+        if request.META.get("HTTP_AUTHORIZATION", "").lower().startswith("bearer "):
+            return None
+        result: Caller | None = super().__call__(request)
+        return result
+
     def authenticate(self, request: HttpRequest, key: str | None) -> Caller | None:
         user = request.user
         if not user.is_authenticated:

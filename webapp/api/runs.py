@@ -80,6 +80,19 @@ def visible_run(request: HttpRequest, run_id: int) -> Run:
     return run
 
 
+@router.get("/whoami", auth=any_auth, response={200: dict[str, Any]})
+def whoami(request: HttpRequest) -> dict[str, Any]:
+    """Who the credentials belong to: the token's project(s) and their campaigns (agents check tokens with it)."""
+    found = caller(request)
+    return {
+        "token": found.token.name if found.token else None,
+        "projects": [
+            {"slug": p.slug, "name": p.name, "campaigns": list(p.campaigns.values_list("slug", flat=True))}
+            for p in found.projects().order_by("slug")
+        ],
+    }
+
+
 @router.post("/runs", auth=any_auth, response={200: RunOut, 404: ErrorOut, 409: ErrorOut})
 def create_run(request: HttpRequest, payload: RunIn) -> dict[str, Any]:
     """Get or create the run ``name`` of a campaign (agents call this before streaming samples)."""

@@ -28,7 +28,6 @@ from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Quer
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
-from prometheus_client.utils import floatToGoString
 
 from webapp.core.models import Upload, WorkerHeartbeat
 
@@ -80,8 +79,9 @@ def _histogram(
         rows = [spans.aggregate(**aggregates)]
     family = HistogramMetricFamily(name, documentation, labels=[label] if label else None)
     for row in rows:
+        # str(float()) spells these bounds as Prometheus clients do: "5.0", "0.25".
         buckets: list[tuple[str, float]] = [
-            (floatToGoString(bound), float(row[f"le_{i}"])) for i, bound in enumerate(LATENCY_BUCKETS)
+            (str(float(bound)), float(row[f"le_{i}"])) for i, bound in enumerate(LATENCY_BUCKETS)
         ]
         buckets.append(("+Inf", float(row["n"])))
         total: timedelta = row["total"] or timedelta(0)

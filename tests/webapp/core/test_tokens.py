@@ -72,3 +72,20 @@ def test_the_command_prints_a_working_token_once(capsys):
     printed = capsys.readouterr().out.strip()
     token = AgentToken.authenticate(printed)
     assert token is not None and token.project_id == project.pk and token.name == "fs01"
+
+
+def test_a_rejected_bearer_token_gets_401_even_on_a_post(client):
+    campaign = make_campaign()
+    response = client.post("/api/v1/uploads", {"campaign": campaign.slug}, HTTP_AUTHORIZATION="Bearer hr_nope")
+    assert response.status_code == 401
+
+
+def test_whoami_names_the_tokens_project_and_campaigns(client):
+    campaign = make_campaign()
+    make_campaign()  # another project's campaign stays invisible
+    _, plain = make_token(campaign.project, name="fs01")
+    body = client.get("/api/v1/whoami", HTTP_AUTHORIZATION=f"Bearer {plain}").json()
+    assert body == {
+        "token": "fs01",
+        "projects": [{"slug": campaign.project.slug, "name": campaign.project.name, "campaigns": [campaign.slug]}],
+    }

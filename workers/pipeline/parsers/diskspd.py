@@ -8,11 +8,13 @@ What is accepted
 ================
 
 Text report (DiskSpd 2.0.x to 2.2.0, the three layouts)
-    * 2.0.x up to 2.0.17: ``MB/s`` column, file sizes like ``(8192MB)``, no
-      ``System information`` block, the latency table without a heading;
-    * 2.0.18 to 2.0.21: ``MiB/s`` and ``IopsStdDev`` columns, ``System
-      information`` with ``start time: 2021/04/16 19:03:38 UTC``, the latency
-      table under ``total:``, per-target latency tables under the target's path;
+    * older 2.0.x: a ``MB/s`` column, file sizes like ``(8192MB)``, no
+      ``System information`` block (so no start time), the all-target latency
+      table without a heading;
+    * later 2.0.x (2.0.21 in the samples): ``MiB/s`` and ``IopsStdDev``
+      columns, ``System information`` with ``start time: 2021/04/16 19:03:38
+      UTC``, the latency table under ``total:``, per-target latency tables
+      under the target's path;
     * 2.2.0: tab indents, ``block size: 4KiB`` sizes, ``... per thread``,
       ``Core | CPU`` (and other topology) columns in the CPU table, the
       latency table under ``Total latency distribution:``.
@@ -92,20 +94,26 @@ attributes too.
 
 Times: a run is stamped with its start as the file records it (XML
 ``<RunTime>``, text ``start time:``, both UTC; a later timespan of the same
-profile starts after the earlier ones' warm-up, test and cool-down). Text
-reports before DiskSpd 2.0.21 record no time: the upload must then pass
-``started_at`` (ISO 8601; a time without offset is read in the upload's
-timezone), and the file is rejected without it rather than stamped with an
-invented time. Runs without a time follow ``started_at`` back to back. A
-recorded time before 1990 or in the future is treated as missing.
+profile starts after the earlier ones' warm-up, test and cool-down). Older
+text reports record no time: the upload must then pass ``started_at`` (ISO
+8601; a time without offset is read in the upload's timezone), and the file
+is rejected without it rather than stamped with an invented time.
+``started_at`` is only read when a run needs it; runs without a time follow
+it back to back. A recorded time before 1990 or in the future is treated as
+missing.
 
 Errors are :class:`~workers.pipeline.errors.ParseError` with the line (and
 column where a cell or XML position is known) and the parser's name: a
 file that is DiskSpd but stops before any result says "no results found
-(truncated?)"; one that stops inside a run's I/O tables (or, when latency
-was measured, before its percentile table) names the run and the missing
-part; XML syntax errors carry the XML parser's line and column. Nothing
-of a file that fails is kept: no partial runs.
+(truncated?)"; one that stops inside a run's I/O tables, or (when latency
+was measured) before or inside its percentile table, names the run and the
+missing part; XML syntax errors carry the XML parser's line and column; a
+byte that does not decode is reported at its own line. Nothing of a file
+that fails is kept: no partial runs.
+
+Memory: the text report is read a line at a time and the XML with a pull
+parser that drops the per-second IOPS series (most of a long run's file) as
+it goes, so neither holds a whole file; only the measurements are kept.
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from workers.pipeline.registry import ParseContext
 
 TOOL = "diskspd"
 MB = 1_000_000  # MB/s is stored in decimal megabytes per second
-MIB = 1024 * 1024
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=2)
 MAX_SUBJECT = 255  # measurement.subject column width
@@ -33,9 +32,10 @@ DIRECTIONS = ("read", "write", "total")
 # Percentiles kept from the XML's 1..99 series: the ones the text report prints.
 TEXT_PERCENTILES = frozenset(("25", "50", "75", "90", "95", "99"))
 
-_SIZE = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 # Longer than any real run: durations beyond it are a corrupt file, not a test.
 MAX_SECONDS = 10 * 365 * 24 * 3600
+
+_SIZE = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DOUBLED_BACKSLASHES = re.compile(r"^(?:[A-Za-z]:\\\\|\\\\\\\\)")
@@ -119,7 +119,7 @@ class SpanSpec:
     warmup_s: int | None = None
     cooldown_s: int | None = None
     measure_latency: bool | None = None
-    pool_threads: int | None = None  # -F / -t with a thread pool: threads shared by all targets
+    pool_threads: int | None = None  # -F: a fixed pool of threads shared by all targets
     pool_outstanding: int | None = None  # -O: outstanding I/Os per pool thread
     targets: list[TargetSpec] = field(default_factory=list)
 
@@ -354,9 +354,7 @@ def run_times(parser: str, runs: list[RunResult], context: ParseContext) -> list
             fallback = fallback or _started_at(parser, context, run.line)
             if fallback is None:
                 if moment is None:
-                    why = (
-                        "the report holds no start time (DiskSpd prints 'start time:' from version 2.0.21 on)"
-                    )
+                    why = "the report holds no start time (older DiskSpd versions print no 'start time:')"
                 else:
                     why = f"the start time it records, {moment.isoformat()}, is implausible"
                 raise error(

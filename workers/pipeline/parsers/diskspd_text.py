@@ -219,6 +219,7 @@ class _Profile:
     start: datetime | None = None
     elapsed_s: float = 0.0  # warm-up + test + cool-down of its timespans read so far
     results: int = 0
+    last_index: int = 0  # the highest "Results for timespan N" read
 
 
 @dataclass
@@ -284,9 +285,13 @@ class _Report:
                 self._system(profile)
             elif (results := _RESULTS.match(stripped)) is not None:
                 self.markers = True
-                if profile is None:
+                index = int(results.group(1))
+                if profile is None or index <= profile.last_index:
+                    # timespans count up within one invocation: this is another one,
+                    # pasted without its command line and parameters
                     profile = self._new_profile()
-                self._results(profile, int(results.group(1)))
+                profile.last_index = index
+                self._results(profile, index)
             # anything else (console prompts, msinfo32 dumps, "Totals:") is free text
 
     def _new_profile(self) -> _Profile:
@@ -486,7 +491,7 @@ class _Report:
         return error(
             PARSER,
             f"results for timespan {run.index} (line {run.line}) end before {what} (file truncated?)",
-            line=self.lines.number + 1,
+            line=max(self.lines.number, 1),
         )
 
     def _io_table(self, run: _Run, section: str) -> None:

@@ -48,6 +48,7 @@ _DOCUMENT_START = re.compile(r"<\?xml|<Results[\s>/]")
 _DOCUMENT_END = re.compile(r"</Results\s*>")
 _DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _ROOT = re.compile(r"<Results\s*>")
+_WHOLE = re.compile(r"^[0-9]{1,20}$")
 _POSITION = re.compile(r":\s*line \d+, column \d+\s*$")
 
 
@@ -130,7 +131,6 @@ class _Reader:
         while rest:
             if self.document is None:
                 start = _DOCUMENT_START.search(rest)
-                self._refuse_declarations(rest, number, column)
                 if start is None:
                     return
                 column += start.start()
@@ -146,18 +146,13 @@ class _Reader:
             self._feed(chunk, number, column)
             if end is None:
                 return
-            self._close(number)
+            self._close()
             column += end.end()
             rest = rest[end.end() :]
 
     def end(self, number: int) -> None:
         if self.document is not None:
-            document = self.document
-            try:
-                document.parser.close()
-            except ET.ParseError as exc:
-                raise self._syntax_error(exc, document, truncated=True) from None
-            self._close(number)
+            self._close(at_end=True)
         if self.runs:
             return
         if self.empty:
@@ -229,14 +224,15 @@ class _Reader:
                     if document.stack:
                         document.stack[-1].remove(element)
 
-    def _close(self, number: int) -> None:
+    def _close(self, at_end: bool = False) -> None:
+        """The document ended (its ``</Results>``, or the end of the file: then it was cut short)."""
         document = self.document
         assert document is not None
         self.document = None
         try:
             document.parser.close()
         except ET.ParseError as exc:
-            raise self._syntax_error(exc, document) from None
+            raise self._syntax_error(exc, document, truncated=at_end) from None
         if document.root is None:
             return
         _Results(self, document.root).read()
@@ -282,11 +278,14 @@ class _Results:
         return value
 
     def count(self, parent: ET.Element, tag: str) -> int:
-        value = self.number(parent, tag, required=True)
-        assert value is not None
-        if value < 0 or not value.is_integer():
-            raise error(PARSER, f"<{tag}> should be a whole number, got {value}", self.line(parent))
-        return int(value)
+        """A byte or I/O count, read as an integer (a float would round counts past 2^53)."""
+        child = parent.find(tag)
+        if child is None:
+            raise error(PARSER, f"<{parent.tag}> has no <{tag}>", self.line(parent))
+        text = (child.text or "").strip()
+        if not _WHOLE.match(text):
+            raise error(PARSER, f"<{tag}> should be a whole number, got {text[:40]!r}", self.line(child))
+        return int(text)
 
     @staticmethod
     def text(parent: ET.Element | None, path: str) -> str | None:
@@ -307,7 +306,9 @@ class _Results:
         started = parse_diskspd_time(self.text(system, "RunTime") or "")
         profile = root.find("Profile")
         specs = (
-            [self.span_spec(element) for element in profile.findall("TimeSpans/TimeSpan")] if profile else []
+            [self.span_spec(element) for element in profile.findall("TimeSpans/TimeSpan")]
+            if profile is not None
+            else []
         )
         results = root.findall("TimeSpan")
         if not results:

@@ -476,6 +476,13 @@ def test_it_keeps_what_it_can_know_without_command_line_or_input_parameters() ->
     # block size from bytes / I/Os, threads from the results
     assert parsed.run_attributes == {"block_size": "4096", "threads": "2"}
     assert _values(parsed) == _values(_text(AZURE))
+    # two bare results pasted one after the other: two runs of one parameter set, back to back
+    twice = _text(bare + b"\n" + bare)
+    assert {(m.repetition, m.time) for m in twice.measurements} == {
+        (1, STARTED_UTC),
+        (2, STARTED_UTC + timedelta(seconds=600)),
+    }
+    assert all(m.params is None for m in twice.measurements)
 
 
 def test_it_reads_appended_runs_each_with_its_own_parameters() -> None:
@@ -814,11 +821,15 @@ def test_xml_entity_declarations_are_refused() -> None:
 def test_a_non_number_in_the_xml_is_located() -> None:
     text = PKB.read_text().replace("<ReadCount>22623</ReadCount>", "<ReadCount>lots</ReadCount>")
     failure = _error(XMLP, text.encode())
-    assert "<ReadCount> should be a number" in failure.message
+    assert "<ReadCount> should be a whole number" in failure.message
     assert failure.line == next(i for i, row in enumerate(text.splitlines(), start=1) if "lots" in row)
     missing = PKB.read_text().replace("<WriteCount>0</WriteCount>", "", 1)
     failure = _error(XMLP, missing.encode())
     assert failure.message == "<Target> has no <WriteCount>"
+    negative = PKB.read_text().replace("<ReadCount>22623</ReadCount>", "<ReadCount>-5</ReadCount>")
+    assert "<ReadCount> should be a whole number" in _error(XMLP, negative.encode()).message
+    infinite = PKB.read_text().replace("<TestTimeSeconds>30.02", "<TestTimeSeconds>inf")
+    assert "<TestTimeSeconds> should be a number" in _error(XMLP, infinite.encode()).message
 
 
 def test_another_root_element_is_not_diskspd() -> None:

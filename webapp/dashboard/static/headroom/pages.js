@@ -168,13 +168,20 @@
   }
 
   // Dimensions whose values read on their own ("2012 R2", "SSD"); others show as key=value.
-  const SELF_DESCRIBING = { server_os: "", disk_type: "", technique: "", dataset: "", smb_dialect: "SMB " };
+  const SELF_DESCRIBING = {
+    server_os: function (v) { return v; },
+    disk_type: function (v) { return v; },
+    technique: function (v) { return v; },
+    dataset: function (v) { return v; },
+    smb_dialect: function (v) { return "SMB " + v; },
+    server_cpu_load: function (v) { return "CPU " + v + " %"; },
+  };
 
   function shortLabel(dims, keys) {
     const parts = keys.filter(function (key) {
       return dims && dims[key] !== undefined;
     }).map(function (key) {
-      return key in SELF_DESCRIBING ? SELF_DESCRIBING[key] + dims[key] : key + "=" + dims[key];
+      return key in SELF_DESCRIBING ? SELF_DESCRIBING[key](dims[key]) : key + "=" + dims[key];
     });
     return parts.join(" · ") || "(all)";
   }

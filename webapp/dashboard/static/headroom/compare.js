@@ -1,0 +1,159 @@
+/**
+ * Scenario compare: factor tables (seeds 002/004 layout: metrics down, scenarios
+ * across) and a factor chart, from GET /api/v1/campaigns/{slug}/compare.
+ */
+(function () {
+  "use strict";
+
+  const H = window.Headroom;
+  const P = window.HeadroomPages;
+  const page = P.pageData();
+  const form = document.getElementById("compare-form");
+  const status = document.getElementById("status");
+  const card = P.chartCard("slot-factors", { title: "Factor vs baseline", filename: "factors.csv", size: "tall" });
+  const box = card.canvas.parentElement;
+
+  function rowKey(r) {
+    return r.subject ? r.metric + " — " + r.subject : r.metric;
+  }
+
+  function factorText(r) {
+    if (r.factor === null || r.factor === undefined) {
+      return "—";
+    }
+    return P.fmt(r.factor, r.factor >= 100 ? 0 : r.factor >= 10 ? 1 : 2) + "×";
+  }
+
+  function valueText(r) {
+    const spread = r.stdev === null ? "" : " ± " + P.fmt(r.stdev, 1);
+    return P.fmt(r.mean, 1) + spread + " " + r.unit + " (n=" + r.n + ")";
+  }
+
+  function render(data) {
+    const results = data.results;
+    const baseRows = results.filter(function (r) { return r.is_baseline; });
+    const metricKeys = baseRows.map(rowKey);
+    const comparedIds = [];
+    results.forEach(function (r) {
+      if (!r.is_baseline && r.factor !== null && comparedIds.indexOf(r.scenario) < 0) {
+        comparedIds.push(r.scenario);
+      }
+    });
+    const byScenario = {};
+    results.forEach(function (r) {
+      byScenario[r.scenario] = byScenario[r.scenario] || { dims: r.dims, rows: {} };
+      byScenario[r.scenario].rows[rowKey(r)] = r;
+    });
+    const compared = comparedIds.map(function (id) { return { scenario: id, dims: byScenario[id].dims }; });
+    // Name compared scenarios by what differs among them (the baseline is named in full above).
+    const keys = P.varyingDims(compared.length > 1 ? compared : [data.baseline].concat(compared));
+    const names = {};
+    [data.baseline].concat(compared).forEach(function (s) { names[s.scenario] = P.shortLabel(s.dims, keys); });
+    document.getElementById("baseline-text").textContent = "Baseline: " + data.baseline.label +
+      ". Cells: factor of the mean; * significant at p < 0.05 (Welch). Hover a cell for mean ± stdev (n) and p.";
+
+    // Pivot: one row per metric, one column per compared scenario.
+    const pivotRows = baseRows.map(function (base) {
+      const row = { metric: rowKey(base), baseline: base };
+      comparedIds.forEach(function (id) { row["s" + id] = byScenario[id].rows[rowKey(base)] || null; });
+      return row;
+    });
+    const cell = function (r) { return r ? factorText(r) + (r.significant ? " *" : "") : "—"; };
+    const pivotColumns = [
+      { key: "metric", label: "Metric", cellClass: "nowrap" },
+      { key: "baseline", label: "Baseline mean ± stdev", num: true, format: valueText,
+        sort: function (r) { return r.mean; } },
+    ].concat(comparedIds.map(function (id) {
+      return { key: "s" + id, label: names[id], num: true, format: cell,
+        sort: function (r) { return r ? r.factor : null; },
+        title: function (r) {
+          return r ? valueText(r) + (r.p_value === null ? "" : ", p = " + r.p_value.toPrecision(3)) : "";
+        } };
+    }));
+    const pivot = P.table(pivotColumns, pivotRows);
+    pivot.classList.add("wrap-headers");
+    document.getElementById("factor-table").replaceChildren(pivot);
+
+    // Chart and its CSV: exactly the factors drawn.
+    const csvRows = [];
+    const datasets = comparedIds.map(function (id) {
+      const picked = metricKeys.map(function (key) { return byScenario[id].rows[key] || null; });
+      picked.forEach(function (r) {
+        if (r) {
+          csvRows.push({ metric: r.metric, subject: r.subject, scenario: r.label, factor: r.factor,
+            significant: r.significant, p_value: r.p_value });
+        }
+      });
+      return {
+        label: names[id],
+        data: picked.map(function (r) { return r ? r.factor : null; }),
+        barText: picked.map(function (r) { return r ? factorText(r) + (r.significant ? " *" : "") : ""; }),
+        skipNull: true,
+      };
+    });
+    if (!csvRows.length) {
+      card.empty("No other scenario shares a metric with this baseline.");
+    } else {
+      const factors = csvRows.map(function (r) { return r.factor; }).filter(function (f) { return f > 0; });
+      const logarithmic = Math.max.apply(null, factors) / Math.min.apply(null, factors) > 30;
+      box.style.height = Math.max(320, 90 + metricKeys.length * (datasets.length * 14 + 14)) + "px";
+      card.draw(function (canvas) {
+        return H.barChart(canvas, {
+          labels: metricKeys, datasets: datasets, horizontal: true,
+          xLabel: "factor vs baseline (1 = baseline, dashed)" + (logarithmic ? ", log scale" : ""),
+          yType: logarithmic ? "logarithmic" : undefined, // the value axis, drawn across when horizontal
+          threshold: { value: 1, color: "#57606a" },
+          options: { layout: { padding: { right: 48 } }, plugins: { legend: { display: true } } },
+        });
+      }, ["metric", "subject", "scenario", "factor", "significant", "p_value"], csvRows);
+    }
+
+    const shown = [data.baseline.scenario].concat(comparedIds);
+    const details = results.filter(function (r) { return shown.indexOf(r.scenario) >= 0; }).map(function (r) {
+      return Object.assign({ name: r.is_baseline ? "baseline" : names[r.scenario] }, r);
+    });
+    const number = function (v) { return P.fmt(v, 1); };
+    const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
+    document.getElementById("detail-table").replaceChildren(P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "metric", label: "Metric" },
+    ].concat(subjects, [
+      { key: "n", label: "n", num: true },
+      { key: "mean", label: "Mean", num: true, format: number },
+      { key: "stdev", label: "Stdev", num: true, format: number },
+      { key: "min", label: "Min", num: true, format: number },
+      { key: "max", label: "Max", num: true, format: number },
+      { key: "unit", label: "Unit" },
+      { key: "factor", label: "Factor", num: true, format: function (v, r) { return factorText(r); } },
+      { key: "p_value", label: "p (Welch)", num: true,
+        format: function (v) { return v === null ? "" : v < 0.0001 ? "< 0.0001" : v.toFixed(4); } },
+      { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
+    ]), details));
+    document.getElementById("method-text").textContent = "Values are pooled per scenario and metric across runs " +
+      "and repetitions; " + data.method + ".";
+    status.textContent = metricKeys.length + " metrics of the baseline · " + comparedIds.length +
+      " scenarios compared";
+    document.body.setAttribute("data-state", "ready");
+  }
+
+  async function load() {
+    const query = new URLSearchParams({ baseline: form.elements.baseline.value, metric: form.elements.metric.value });
+    history.replaceState(null, "", "?" + query.toString());
+    document.body.setAttribute("data-state", "loading");
+    status.textContent = "Loading…";
+    try {
+      render(await P.fetchJson(page.api + "?" + query.toString()));
+    } catch (error) {
+      status.textContent = "Could not compare: " + error.message;
+      document.body.setAttribute("data-state", "error");
+    }
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    load();
+  });
+  form.elements.baseline.addEventListener("change", load);
+  form.elements.metric.addEventListener("change", load);
+  load();
+})();

@@ -1,0 +1,122 @@
+/**
+ * Copy/migration comparison: time to complete per technique and data set, and
+ * resource use during the copies, from the figures the page was rendered with.
+ */
+(function () {
+  "use strict";
+
+  const H = window.Headroom;
+  const P = window.HeadroomPages;
+  const data = P.pageData();
+  const configs = data.configurations;
+
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) return "—";
+    const whole = Math.round(seconds);
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = whole % 60;
+    return (h ? h + " h " : "") + (h || m ? m + " min " : "") + s + " s";
+  }
+
+  function label(c) {
+    return [c.dataset || "(data set not given)", c.options].filter(Boolean);
+  }
+
+  const techniques = configs.map(function (c) { return c.technique; })
+    .filter(function (t, i, all) { return all.indexOf(t) === i; });
+  const timed = configs.filter(function (c) { return c.mean_s !== null; });
+  const timesCard = P.chartCard("slot-times", { title: "Time to complete", filename: "time-to-complete.csv", size: "tall" });
+  if (!timed.length) {
+    timesCard.empty("No durations (time to complete, elapsed) among these results.");
+  } else {
+    const hours = Math.max.apply(null, timed.map(function (c) { return c.mean_s; })) > 3 * 3600;
+    const scale = hours ? 3600 : 60;
+    timesCard.canvas.parentElement.style.height = Math.max(320, 110 + timed.length * 46) + "px";
+    timesCard.draw(function (canvas) {
+      return H.barChart(canvas, {
+        labels: timed.map(label),
+        horizontal: true,
+        xLabel: "mean time to complete (" + (hours ? "hours" : "minutes") + ")",
+        datasets: techniques.map(function (t) {
+          return {
+            label: t,
+            data: timed.map(function (c) { return c.technique === t ? c.mean_s / scale : null; }),
+            barText: timed.map(function (c) {
+              return c.technique === t ? duration(c.mean_s) + (c.n > 1 ? " (mean of " + c.n + ")" : "") : "";
+            }),
+            skipNull: true,
+          };
+        }),
+        options: { layout: { padding: { right: 140 } }, plugins: { legend: { display: true } } },
+      });
+    }, ["technique", "dataset", "options", "rounds", "mean_s", "stdev_s", "min_s", "max_s"], timed.map(function (c) {
+      return { technique: c.technique, dataset: c.dataset, options: c.options, rounds: c.n, mean_s: c.mean_s,
+        stdev_s: c.stdev_s, min_s: c.min_s, max_s: c.max_s };
+    }));
+  }
+
+  const time = function (v) { return duration(v); };
+  document.getElementById("times-table").replaceChildren(P.table([
+    { key: "technique", label: "Technique" },
+    { key: "dataset", label: "Data set" },
+    { key: "options", label: "Options", cellClass: "mono" },
+    { key: "n", label: "Rounds", num: true },
+    { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap" },
+    { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap" },
+    { key: "min_s", label: "Fastest", num: true, format: time, cellClass: "nowrap" },
+    { key: "max_s", label: "Slowest", num: true, format: time, cellClass: "nowrap" },
+    { key: "seconds", label: "Each round", format: function (v) { return v.map(duration).join(", "); } },
+  ], configs));
+
+  const resources = data.resources;
+  const resourceCard = P.chartCard("slot-resources", { title: "Processor time during the copies",
+    filename: "copy-resources.csv" });
+  const cpu = resources.filter(function (r) { return r.resource === "CPU %"; });
+  if (!cpu.length) {
+    resourceCard.element.hidden = true;
+  } else {
+    resourceCard.draw(function (canvas) {
+      return H.barChart(canvas, {
+        labels: cpu.map(function (r) { return [r.technique + " · " + r.host].concat(label(configs[r.configuration])); }),
+        yLabel: "% processor time",
+        datasets: [
+          { label: "average", data: cpu.map(function (r) { return r.avg; }) },
+          { label: "maximum", data: cpu.map(function (r) { return r.max; }) },
+        ],
+        options: { scales: { y: { max: 100 } }, plugins: { legend: { display: true } } },
+      });
+    }, ["technique", "dataset", "options", "host", "role", "resource", "avg", "max", "samples"], cpu);
+  }
+  if (resources.length) {
+    document.getElementById("resources-table").replaceChildren(P.table([
+      { key: "technique", label: "Technique" },
+      { key: "dataset", label: "Data set" },
+      { key: "host", label: "Host" },
+      { key: "role", label: "Role" },
+      { key: "resource", label: "Counter" },
+      { key: "avg", label: "Average", num: true, format: function (v) { return P.fmt(v, 1); } },
+      { key: "max", label: "Maximum", num: true, format: function (v) { return P.fmt(v, 1); } },
+      { key: "samples", label: "Samples", num: true },
+    ], resources));
+  } else {
+    document.getElementById("resources-table").replaceChildren(P.el("p", { className: "empty-state",
+      text: "No counter samples on the copy hosts during the copies: upload the hosts' perfmon logs to see CPU and memory here." }));
+  }
+  if (data.figures.length) {
+    document.getElementById("figures-table").replaceChildren(P.table([
+      { key: "technique", label: "Technique" },
+      { key: "dataset", label: "Data set" },
+      { key: "metric", label: "Figure" },
+      { key: "subject", label: "Subject" },
+      { key: "mean", label: "Mean", num: true, format: function (v) { return P.fmt(v, 2); } },
+      { key: "unit", label: "Unit" },
+      { key: "n", label: "n", num: true },
+    ], data.figures.map(function (f) {
+      return Object.assign({ technique: configs[f.configuration].technique, dataset: configs[f.configuration].dataset }, f);
+    })));
+  } else {
+    document.getElementById("figures-card").hidden = true;
+  }
+  document.body.setAttribute("data-state", "ready");
+})();

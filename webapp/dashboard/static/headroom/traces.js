@@ -1,0 +1,213 @@
+/**
+ * Trace explorer: the run's counters from GET /api/v1/runs/{id}/trace, bucketed
+ * on the server for the chart's width in pixels. Zooming or panning any chart
+ * asks again for the visible range (finer buckets) and moves every chart
+ * there; the scatter follows the same range (GET .../correlation).
+ */
+(function () {
+  "use strict";
+
+  const H = window.Headroom;
+  const P = window.HeadroomPages;
+  const page = P.pageData();
+  const base = page.runs_api + page.run;
+  const status = document.getElementById("status");
+  const list = document.getElementById("series-list");
+  const slot = document.getElementById("slot-traces");
+  const xSelect = document.getElementById("f-x");
+  const ySelect = document.getElementById("f-y");
+  const scatterCard = P.chartCard("slot-scatter", { title: "Correlation", filename: "correlation.csv" });
+  const PRIORITY = [/% Processor Time/, /Transfers\/sec|IOPS/i, /Queue Length/, /Bytes Total\/sec|Bytes\/sec/, /./];
+  let series = [];
+  let cards = {};
+  let range = null; // {start, end} ISO strings; null = the whole run
+  let loading = 0;
+
+  function rank(s) {
+    const index = PRIORITY.findIndex(function (re) { return re.test(s.counter); });
+    return (index < 0 ? PRIORITY.length : index) * 1000 + (s.instance === "_Total" ? 0 : 1);
+  }
+
+  function name(s) {
+    return s.object + (s.instance ? "(" + s.instance + ")" : "") + "\\" + s.counter + " — " + s.host;
+  }
+
+  function selected() {
+    return Array.from(list.querySelectorAll("input:checked")).map(function (i) { return Number(i.value); });
+  }
+
+  function width(element) {
+    return Math.max(100, Math.min(4000, Math.round(element.clientWidth || 800)));
+  }
+
+  function query(extra) {
+    const params = new URLSearchParams(extra);
+    if (range) {
+      params.set("start", range.start);
+      params.set("end", range.end);
+    }
+    return params.toString();
+  }
+
+  function onZoom(context) {
+    const scale = context.chart.scales.x;
+    range = { start: new Date(scale.min).toISOString(), end: new Date(scale.max).toISOString() };
+    refresh();
+  }
+
+  function resetAll() {
+    range = null;
+    Object.values(cards).forEach(function (card) {
+      if (card.chart) card.chart.resetZoom("none");
+    });
+    refresh();
+  }
+
+  function traceDatasets(points) {
+    const at = function (key) { return points.map(function (p) { return { x: Date.parse(p.t), y: p[key] }; }); };
+    return [
+      { label: "max", data: at("max"), fill: "+1", pointRadius: 0, borderWidth: 0,
+        borderColor: "rgba(0,0,0,0)", backgroundColor: "rgba(86,180,233,0.25)" },
+      { label: "min", data: at("min"), fill: false, pointRadius: 0, borderWidth: 0, borderColor: "rgba(0,0,0,0)" },
+      { label: "average", data: at("avg"), pointRadius: 0, borderWidth: 1.5, borderColor: H.PALETTE[0] },
+    ];
+  }
+
+  function drawTrace(item, body) {
+    let card = cards[item.id];
+    if (!card) {
+      card = cards[item.id] = P.chartCard(slot, { title: name(item), heading: "h3", size: "short",
+        filename: "trace-" + item.counter.replace(/[^A-Za-z0-9]+/g, "-") + "-" + item.id + ".csv" });
+      card.canvas.addEventListener("dblclick", resetAll);
+    }
+    const columns = ["time", "avg", "min", "max", "n"];
+    const rows = item.points.map(function (p) { return [p.t, p.avg, p.min, p.max, p.n]; });
+    card.note.textContent = item.points.length + " buckets of " + body.bucket_seconds + " s (" + body.source +
+      ") · band: min–max in each bucket";
+    const limits = { min: Date.parse(body.start), max: Date.parse(body.end) };
+    if (card.chart) {
+      card.columns = columns;
+      card.rows = rows;
+      card.chart.data.datasets = traceDatasets(item.points);
+      Object.assign(card.chart.options.scales.x, limits);
+      card.chart.update("none");
+      return;
+    }
+    card.draw(function (canvas) {
+      return H.lineChart(canvas, {
+        datasets: traceDatasets(item.points), xType: "time", yLabel: item.counter,
+        options: {
+          scales: { x: Object.assign({
+            time: { tooltipFormat: "yyyy-MM-dd HH:mm:ss",
+              displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d" } },
+            ticks: { maxRotation: 0, autoSkipPadding: 24 },
+          }, limits) },
+          plugins: { legend: { display: false },
+            zoom: { zoom: { onZoomComplete: onZoom }, pan: { onPanComplete: onZoom } } },
+        },
+      });
+    }, columns, rows);
+  }
+
+  async function drawTraces() {
+    const ids = selected();
+    Object.keys(cards).forEach(function (id) {
+      if (ids.indexOf(Number(id)) < 0) {
+        cards[id].element.remove();
+        delete cards[id];
+      }
+    });
+    if (!ids.length) {
+      return null;
+    }
+    const body = await P.fetchJson(base + "/trace?" + query({ series: ids.join(","), width: width(slot) }));
+    body.series.forEach(function (item) { drawTrace(item, body); });
+    // Keep the cards in the order of the checklist.
+    ids.forEach(function (id) { slot.appendChild(cards[id].element); });
+    return body;
+  }
+
+  async function drawScatter() {
+    if (!xSelect.value || !ySelect.value) {
+      scatterCard.empty("Pick two counters.");
+      return;
+    }
+    const body = await P.fetchJson(base + "/correlation?" + query({ x: xSelect.value, y: ySelect.value,
+      width: width(scatterCard.canvas.parentElement) }));
+    scatterCard.element.querySelector("h2").textContent = body.y.counter + " against " + body.x.counter;
+    const fit = body.fit;
+    const fitted = function (x) { return fit ? fit.slope * x + fit.intercept : null; };
+    const xs = body.points.map(function (p) { return p.x; });
+    const datasets = [{ label: "bucket averages (" + body.bucket_seconds + " s)", data: body.points.map(function (p) {
+      return { x: p.x, y: p.y, label: new Date(p.t).toLocaleTimeString() };
+    }) }];
+    if (fit) {
+      const lo = Math.min.apply(null, xs);
+      const hi = Math.max.apply(null, xs);
+      datasets.push({ label: "least-squares fit", data: [{ x: lo, y: fitted(lo) }, { x: hi, y: fitted(hi) }],
+        showLine: true, pointRadius: 0, borderWidth: 2, borderColor: "#C62828", backgroundColor: "#C62828" });
+      scatterCard.note.textContent = "y = " + P.fmt(fit.slope, 4) + " · x " + (fit.intercept < 0 ? "− " : "+ ") +
+        P.fmt(Math.abs(fit.intercept), 4) + "  ·  R² = " + fit.r2.toFixed(4) + "  ·  n = " + fit.n + " buckets";
+      scatterCard.note.classList.add("fit");
+    } else {
+      scatterCard.note.textContent = "No fit: fewer than two paired buckets, or a counter that does not vary.";
+    }
+    if (!body.points.length) {
+      scatterCard.empty("No buckets where both counters have samples.");
+      return;
+    }
+    scatterCard.draw(function (canvas) {
+      return H.scatterChart(canvas, { datasets: datasets, xLabel: body.x.counter, yLabel: body.y.counter, zoom: false });
+    }, ["time", "x", "y", "fitted_y"], body.points.map(function (p) { return [p.t, p.x, p.y, fitted(p.x)]; }));
+  }
+
+  async function refresh() {
+    const ticket = ++loading;
+    document.body.setAttribute("data-state", "loading");
+    status.textContent = "Loading…";
+    try {
+      const [body] = await Promise.all([drawTraces(), drawScatter()]);
+      if (ticket !== loading) return;
+      status.textContent = body ? (range ? "Zoomed: " : "Whole run: ") + new Date(body.start).toLocaleString() +
+        " – " + new Date(body.end).toLocaleString() + " · buckets of " + body.bucket_seconds + " s from the " +
+        (body.source === "rollup" ? "one-minute rollups" : "raw samples") : "Tick a counter to chart it.";
+      document.body.setAttribute("data-state", "ready");
+    } catch (error) {
+      status.textContent = "Could not load the trace: " + error.message;
+      document.body.setAttribute("data-state", "error");
+    }
+  }
+
+  function options(select, preferred) {
+    select.replaceChildren.apply(select, series.map(function (s) {
+      return P.el("option", { value: s.id, text: name(s), selected: s.id === preferred });
+    }));
+  }
+
+  async function start() {
+    const body = await P.fetchJson(base + "/series");
+    series = body.series.slice().sort(function (a, b) { return rank(a) - rank(b); });
+    const chosen = series.length <= 6 ? series : series.slice(0, 4);
+    series.forEach(function (s) {
+      const box = P.el("input", { type: "checkbox", value: s.id, checked: chosen.indexOf(s) >= 0 });
+      box.addEventListener("change", refresh);
+      list.appendChild(P.el("label", { className: "check" }, [box, " " + name(s)]));
+    });
+    const cpu = series.find(function (s) { return PRIORITY[0].test(s.counter); }) || series[0];
+    const io = series.find(function (s) { return PRIORITY[1].test(s.counter); }) || series[1] || series[0];
+    options(xSelect, cpu && cpu.id);
+    options(ySelect, io && io.id);
+    xSelect.addEventListener("change", refresh);
+    ySelect.addEventListener("change", refresh);
+    refresh();
+  }
+
+  document.getElementById("f-run").addEventListener("change", function () {
+    document.getElementById("trace-form").submit();
+  });
+  document.getElementById("reset-zoom").addEventListener("click", resetAll);
+  start().catch(function (error) {
+    status.textContent = "Could not list the run's counters: " + error.message;
+    document.body.setAttribute("data-state", "error");
+  });
+})();
