@@ -15,7 +15,7 @@ from tests.agents.conftest import AgentHome, Sink, free_port
 
 
 def test_it_uses_the_config_file_written_by_configure(agent_home: AgentHome, sink: Sink) -> None:
-    sink.answer(404, {"error": {"code": "not_found", "message": "upload 0 not found"}})
+    sink.answer(200, {"token": "agent", "projects": [{"slug": "p", "name": "P", "campaigns": ["c1"]}]})
     assert (
         main(
             [

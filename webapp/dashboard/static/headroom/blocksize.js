@@ -83,11 +83,13 @@
       card.draw(function (canvas) {
         return H.lineChart(canvas, {
           labels: labels,
-          datasets: Object.keys(lines).map(function (name) { return { label: name, data: lines[name], spanGaps: true }; }),
+          datasets: Object.keys(lines).map(function (name) {
+            return { label: name, data: lines[name], spanGaps: true, pointRadius: 3 };
+          }),
           xLabel: "block size",
           yLabel: family.key === "latency" ? "latency " + latencySelect.value.replace(/_/g, ".") + " (ms)" : unit,
           zoom: false,
-          options: { scales: { y: { beginAtZero: true } } },
+          options: { scales: { x: { offset: true }, y: { beginAtZero: true } } },
         });
       }, COLUMNS, chosen.map(function (p) {
         return Object.assign({}, p, { scenario: p.label });
