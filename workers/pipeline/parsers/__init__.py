@@ -1,6 +1,7 @@
 """Built-in parsers. Importing this package registers each one."""
 
 from workers.pipeline.parsers import (  # noqa: F401
+    diskspd,
     evtx_logon,
     fio_json,
     fsct,
