@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "webapp.timeseries",
     "webapp.api",
     "webapp.dashboard",
+    "webapp.sharing",
 ]
 
 MIDDLEWARE = [
@@ -207,6 +208,15 @@ WORKER_STALE_SECONDS = env_int("HEADROOM_WORKER_STALE_SECONDS", 60, minimum=1)
 INGEST_MAX_RETRIES = env_int("HEADROOM_INGEST_MAX_RETRIES", 8, minimum=0)
 # The sweeper queues an upload still 'received' after this long (broker outage).
 SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
+
+# --- Cache (share-link and API rate limits) ----------------------------------
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL}
+        if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 # --- Logging -----------------------------------------------------------------
 LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper()

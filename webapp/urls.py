@@ -15,5 +15,6 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/", include("webapp.accounts.urls")),
+    path("", include("webapp.sharing.urls")),
     path("", include("webapp.dashboard.urls")),
 ]

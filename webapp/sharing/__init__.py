@@ -1,0 +1,1 @@
+"""Share links: read-only views of one campaign for people without an account."""
