@@ -60,7 +60,7 @@ def create(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("sharing:list", slug=slug)
     expires = timezone.now() + timedelta(days=days) if days > 0 else None
-    link, plain = ShareLink.issue(
+    _, plain = ShareLink.issue(
         campaign,
         view,
         filters,

@@ -67,7 +67,7 @@ def test_a_comparison_link_freezes_its_baseline(client):
     url = make_link(client, campaign, view="compare", baseline=str(baseline.pk))
     html = client.get(url).content.decode()
     assert "Compared with av=off" in html
-    assert "3.00×" in html  # (3000 + 3600) / (1000 + 1200)
+    assert "3.00\u00d7" in html  # (3000 + 3600) / (1000 + 1200)
 
 
 def test_expired_and_revoked_links_show_410_without_data(client):
