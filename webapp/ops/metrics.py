@@ -11,8 +11,8 @@ answer from any web process, and workers need to expose nothing.
 The two latency histograms are cumulative over every upload in the table, so
 ``rate()`` and ``histogram_quantile()`` work on them as on any histogram (they
 drop when uploads are deleted, which Prometheus treats as a counter reset).
-Each scrape costs three small aggregate queries over ``core_upload`` and one
-Redis round trip.
+Each scrape costs four small aggregate queries over ``core_upload``, one over
+the worker heartbeats and one Redis round trip.
 """
 
 from __future__ import annotations

@@ -93,6 +93,22 @@ def upsert_series(host: Host, columns: list[CounterColumn]) -> list[int]:
             ],
         )
         ids = {(o, i, c): sid for sid, o, i, c in cursor.fetchall()}
+        missing = [c for c in columns if (c.object, c.instance, c.counter) not in ids]
+        if missing:
+            # Inserted by a concurrent loader after this statement's snapshot: ON
+            # CONFLICT waited for it, but only a new statement can see the row.
+            cursor.execute(
+                "SELECT s.id, s.object, s.instance, s.counter FROM timeseries_counterseries s "
+                "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS w(object, instance, counter) "
+                "USING (object, instance, counter) WHERE s.host_id = %s",
+                [
+                    [c.object for c in missing],
+                    [c.instance for c in missing],
+                    [c.counter for c in missing],
+                    host.pk,
+                ],
+            )
+            ids.update({(o, i, c): sid for sid, o, i, c in cursor.fetchall()})
     return [ids[(c.object, c.instance, c.counter)] for c in columns]
 
 
