@@ -120,7 +120,13 @@ def shared(request: HttpRequest, token: str) -> HttpResponse:
     link.record_view()
     context = report.build(link)
     context["chart_data"] = [
-        {"label": s["label"], "users": s["saturation_users"], "bound": s["bound"]}
+        {
+            "label": s["label"],
+            "users": s["saturation_users"],
+            "bound": s["bound"],
+            # "> N": draw the bar at the last step measured, marked as not reached.
+            "shown": s["saturation_users"] or max((step["users"] for step in s["steps"]), default=None),
+        }
         for s in context.get("capacity", {}).get("scenarios", [])
     ]
     response = render(request, "sharing/report.html", context)

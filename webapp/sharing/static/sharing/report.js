@@ -7,7 +7,12 @@
   var rows = JSON.parse(node.textContent);
   var chart = Headroom.barChart(canvas, {
     labels: rows.map(function (r) { return r.label; }),
-    datasets: [{ label: "users before saturation", data: rows.map(function (r) { return r.users; }) }],
+    datasets: [{
+      label: "users before saturation (hollow bar: not reached within the tested range)",
+      data: rows.map(function (r) { return r.shown; }),
+      backgroundColor: rows.map(function (r) { return r.bound === "not_reached" ? "rgba(0,0,0,0)" : "#0072b2"; }),
+      borderColor: "#0072b2", borderWidth: 1.5
+    }],
     yLabel: "users", horizontal: true
   });
   document.getElementById("saturation-png").addEventListener("click", function () {
