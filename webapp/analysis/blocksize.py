@@ -12,7 +12,7 @@ figure is used). Their figures are measurements named
 * latency -- names with ``lat`` in a time unit, converted to milliseconds,
   one statistic per name suffix (``mean``, ``p50``, ``p99``, ``p99_9`` ...).
 
-Per run, a figure reported for several subjects (jobs, targets) is the one
+Spreads (``*_stddev``) are left out. Per run, a figure reported for several subjects (jobs, targets) is the one
 for the ``total`` subject when present, else the sum over subjects for
 throughput and IOPS and their mean for latency. Repeated runs of a scenario
 at one block size are averaged.
@@ -72,6 +72,8 @@ def block_bytes(text: str) -> int | None:
 
 def classify(metric: str, unit: str) -> Figure | None:
     """The chart family of a benchmark figure, or None for figures the charts do not show."""
+    if "stddev" in metric.lower():
+        return None  # a spread, not a level: the charts show levels
     parts = metric.lower().split(".")
     direction = parts[0] if parts[0] in DIRECTIONS and len(parts) > 1 else "total"
     rest = parts[1:] if direction == parts[0] else parts
