@@ -19,12 +19,15 @@ class Caller:
     project_ids: frozenset[int]
     token: AgentToken | None = None
     user_id: int | None = None
+    # Projects where the caller may add data: the token's project, or where
+    # a signed-in user is owner or editor (viewers only read).
+    writable_ids: frozenset[int] = frozenset()
 
     def projects(self) -> QuerySet[Project]:
         return Project.objects.filter(pk__in=self.project_ids)
 
-    def campaigns(self) -> QuerySet[Campaign]:
-        return Campaign.objects.filter(project_id__in=self.project_ids)
+    def campaigns(self, *, write: bool = False) -> QuerySet[Campaign]:
+        return Campaign.objects.filter(project_id__in=self.writable_ids if write else self.project_ids)
 
 
 class AgentBearer(HttpBearer):
@@ -33,7 +36,8 @@ class AgentBearer(HttpBearer):
         if found is None:
             return None
         ratelimit.check(found)
-        return Caller(project_ids=frozenset({found.project_id}), token=found)
+        ids = frozenset({found.project_id})
+        return Caller(project_ids=ids, token=found, writable_ids=ids)
 
 
 class SessionAuth(APIKeyCookie):
@@ -55,9 +59,10 @@ class SessionAuth(APIKeyCookie):
             return None
         if user.is_superuser:
             ids = frozenset(Project.objects.values_list("pk", flat=True))
-        else:
-            ids = frozenset(user.memberships.values_list("project_id", flat=True))
-        return Caller(project_ids=ids, user_id=user.pk)
+            return Caller(project_ids=ids, user_id=user.pk, writable_ids=ids)
+        roles = dict(user.memberships.values_list("project_id", "role"))
+        writable = frozenset(pid for pid, role in roles.items() if role in ("owner", "editor"))
+        return Caller(project_ids=frozenset(roles), user_id=user.pk, writable_ids=writable)
 
 
 agent_auth = AgentBearer()

@@ -55,6 +55,8 @@ def read_json_body(request: HttpRequest) -> tuple[bytes, dict[str, Any]]:
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
             {"line": exc.lineno, "column": exc.colno},
         ) from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts (CVE-2020-10735 limit)
+        raise ApiError(400, "invalid_json", f"invalid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise ApiError(400, "invalid_batch", "the body must be a JSON object")
     return body, value
@@ -106,7 +108,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
         )
     if kind == "samples":
         _check_columns(items)
-    campaign = campaign_for(request, str(body.get("campaign") or ""))
+    campaign = campaign_for(request, str(body.get("campaign") or ""), write=True)
     meta = _meta(body, kind, len(items))
     if kind == "samples" and not meta.host:
         raise ApiError(400, "missing_host", "a samples batch needs 'host'")
@@ -117,7 +119,15 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
 @router.post(
     "/samples",
     auth=any_auth,
-    response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
+    response={
+        200: UploadOut,
+        202: UploadOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        409: ErrorOut,
+        413: ErrorOut,
+    },
 )
 def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of live counter samples (JSON, gzip allowed).
@@ -132,7 +142,15 @@ def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
 @router.post(
     "/timings",
     auth=any_auth,
-    response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
+    response={
+        200: UploadOut,
+        202: UploadOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        409: ErrorOut,
+        413: ErrorOut,
+    },
 )
 def post_timings(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of timing results.

@@ -69,7 +69,7 @@ def run_out(run: Run) -> dict[str, Any]:
     }
 
 
-def visible_run(request: HttpRequest, run_id: int) -> Run:
+def visible_run(request: HttpRequest, run_id: int, *, write: bool = False) -> Run:
     run = (
         Run.objects.select_related("campaign", "scenario")
         .filter(pk=run_id, campaign__project_id__in=caller(request).project_ids)
@@ -77,6 +77,8 @@ def visible_run(request: HttpRequest, run_id: int) -> Run:
     )
     if run is None:
         raise not_found(f"run {run_id}")
+    if write and run.campaign.project_id not in caller(request).writable_ids:
+        raise ApiError(403, "read_only", "your role in this project is viewer: it can read, not add data")
     return run
 
 
@@ -93,10 +95,10 @@ def whoami(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@router.post("/runs", auth=any_auth, response={200: RunOut, 404: ErrorOut, 409: ErrorOut})
+@router.post("/runs", auth=any_auth, response={200: RunOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut})
 def create_run(request: HttpRequest, payload: RunIn) -> dict[str, Any]:
     """Get or create the run ``name`` of a campaign (agents call this before streaming samples)."""
-    campaign = campaign_for(request, payload.campaign)
+    campaign = campaign_for(request, payload.campaign, write=True)
     if not payload.name.strip():
         raise ApiError(400, "invalid_run", "a run needs a name")
     try:
@@ -114,7 +116,9 @@ def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
     return run_out(visible_run(request, run_id))
 
 
-@router.post("/runs/{run_id}/steps", auth=any_auth, response={200: RunOut, 400: ErrorOut, 404: ErrorOut})
+@router.post(
+    "/runs/{run_id}/steps", auth=any_auth, response={200: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut}
+)
 def post_steps(request: HttpRequest, run_id: int, payload: list[StepIn] | StepsIn) -> dict[str, Any]:
     """Apply a load-step timeline ``[{users, started_at, ended_at}]`` to a run.
 
@@ -122,7 +126,7 @@ def post_steps(request: HttpRequest, run_id: int, payload: list[StepIn] | StepsI
     ``{"end_at": ...}`` closes it (what ``headroom-agent step`` sends).
     Re-sending a step (same users and start) updates it.
     """
-    run = visible_run(request, run_id)
+    run = visible_run(request, run_id, write=True)
     steps = payload if isinstance(payload, list) else payload.steps
     end_at = None if isinstance(payload, list) else payload.end_at
     for step in steps:

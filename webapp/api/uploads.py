@@ -42,10 +42,14 @@ def upload_out(request: HttpRequest, upload: Upload, duplicate: bool = False) ->
     }
 
 
-def campaign_for(request: HttpRequest, slug: str) -> Campaign:
-    campaign = caller(request).campaigns().select_related("project").filter(slug=slug).first()
+def campaign_for(request: HttpRequest, slug: str, *, write: bool = False) -> Campaign:
+    """The campaign if the caller may see it (or, with ``write``, add to it); else the uniform 404."""
+    found = caller(request)
+    campaign = found.campaigns().select_related("project").filter(slug=slug).first()
     if campaign is None:
         raise not_found(f"campaign {slug!r}")
+    if write and campaign.project_id not in found.writable_ids:
+        raise ApiError(403, "read_only", "your role in this project is viewer: it can read, not add data")
     return campaign
 
 
@@ -104,7 +108,15 @@ def store_and_accept(
 @router.post(
     "/uploads",
     auth=any_auth,
-    response={200: UploadOut, 202: UploadOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut},
+    response={
+        200: UploadOut,
+        202: UploadOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        409: ErrorOut,
+        413: ErrorOut,
+    },
     summary="Upload a result file",
 )
 def create_upload(
@@ -124,7 +136,7 @@ def create_upload(
     The same bytes again for the same campaign answer 200 with the existing
     upload and ``duplicate: true``. ``Content-Encoding: gzip`` is accepted.
     """
-    target = campaign_for(request, campaign)
+    target = campaign_for(request, campaign, write=True)
     if role not in Host.Role.values:
         raise ApiError(400, "invalid_role", f"role must be 'client' or 'server', not {role!r}")
     if step is not None and step < 0:
