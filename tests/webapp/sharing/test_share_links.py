@@ -11,7 +11,6 @@ from django.utils import timezone
 
 from tests.factories import make_campaign, make_user
 from tests.ingest import ingest_bytes
-from webapp.core.models import Scenario
 from webapp.sharing.models import ShareLink, digest
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +62,7 @@ def test_a_comparison_link_freezes_its_baseline(client):
     campaign = make_campaign()
     fast = ingest_bytes(campaign, TIMINGS, scenario={"av": "off"}, host="C1")
     ingest_bytes(campaign, TIMINGS_SLOW, scenario={"av": "on"}, host="C1")
-    baseline = Scenario.objects.get(pk=fast.scenario_id)
+    baseline = fast.scenario
     url = make_link(client, campaign, view="compare", baseline=str(baseline.pk))
     html = client.get(url).content.decode()
     assert "Compared with av=off" in html
