@@ -5,12 +5,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench-ingest clean-var help agent bench-agent
+.PHONY: run test lint bench-ingest bench-views clean-var help agent bench-agent
 
 help:
 	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
 	@echo "make test   - ruff, mypy and pytest against real PostgreSQL and a real broker"
 	@echo "make bench-ingest - ingest benchmark (ratio against raw COPY)"
+	@echo "make bench-views - capacity endpoint at 1 M vs 10 M samples"
 	@echo "make agent  - build dist/headroom-agent.pyz (the agent as one file)"
 	@echo "make bench-agent - CPU cost of live sampling at 1 Hz (BENCH_ARGS=--duration 600)"
 
@@ -34,6 +35,9 @@ lint: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/ingest.py $(BENCH_ARGS)
+
+bench-views: $(STAMP)
+	$(PY) -m webapp.launcher bench bench/views.py $(BENCH_ARGS)
 
 agent:
 	$(PYTHON) agents/build_zipapp.py

@@ -88,6 +88,8 @@ DATABASES = {
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
     "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
 )
+# Our queries are short index range scans; PostgreSQL's JIT adds 200-800 ms to them.
+DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

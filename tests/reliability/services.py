@@ -70,7 +70,12 @@ class Service:
             out.write(f"\n=== start {' '.join(self.argv)}\n".encode())
             out.flush()
             self.proc = subprocess.Popen(
-                self.argv, cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                self.argv,
+                cwd=REPO,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     @property
@@ -400,9 +405,7 @@ class Client:
         return self.request("GET", path)
 
     def post_json(self, path: str, value: Any) -> Reply:
-        return self.request(
-            "POST", path, json.dumps(value).encode(), {"Content-Type": "application/json"}
-        )
+        return self.request("POST", path, json.dumps(value).encode(), {"Content-Type": "application/json"})
 
     def upload(self, campaign: str, data: bytes, filename: str, **fields: str) -> Reply:
         from django.test.client import encode_multipart
@@ -411,5 +414,8 @@ class Client:
         file.name = filename
         body = encode_multipart("HeadroomBoundary", {"file": file, "campaign": campaign, **fields})
         return self.request(
-            "POST", "/api/v1/uploads", body, {"Content-Type": "multipart/form-data; boundary=HeadroomBoundary"}
+            "POST",
+            "/api/v1/uploads",
+            body,
+            {"Content-Type": "multipart/form-data; boundary=HeadroomBoundary"},
         )

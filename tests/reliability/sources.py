@@ -26,7 +26,8 @@ def expected_rows(data: bytes, host: str = "H", timezone: str | None = None) -> 
     decoded = decode(opener)
     parser = detect_parser(decoded.head_bytes, decoded.head_text)
     parsed = validate(
-        parser.parse(opener if parser.binary else decoded, ParseContext(host=host, timezone=timezone)), max_columns=20_000
+        parser.parse(opener if parser.binary else decoded, ParseContext(host=host, timezone=timezone)),
+        max_columns=20_000,
     )
     rows = 0
     if parsed.counters is not None:
@@ -64,7 +65,9 @@ def crash_sources() -> tuple[Source, ...]:
     timings = json.dumps(timings_batch("-", 0, items=50)["timings"]).encode()
     return (
         *(
-            Source(name, (FIXTURES / "perfmon_csv" / name).read_bytes(), (("role", "server"), ("timezone", zone)))
+            Source(
+                name, (FIXTURES / "perfmon_csv" / name).read_bytes(), (("role", "server"), ("timezone", zone))
+            )
             for name, zone in perfmon.items()
         ),
         Source("timings.json", timings, (("scenario", '{"av": "off"}'),)),

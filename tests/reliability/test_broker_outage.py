@@ -40,7 +40,10 @@ def test_uploads_sent_while_the_broker_is_down_are_all_ingested_once_it_is_back(
     redis.stop()
     with ThreadPoolExecutor(max_workers=8) as pool:
         replies = list(
-            pool.map(lambda i: api.post_json("/api/v1/timings", timings_batch(campaign.slug, i, ITEMS)), range(UPLOADS))
+            pool.map(
+                lambda i: api.post_json("/api/v1/timings", timings_batch(campaign.slug, i, ITEMS)),
+                range(UPLOADS),
+            )
         )
     assert [r.status for r in replies] == [202] * UPLOADS, [r.body for r in replies if r.status != 202][:3]
     ids = [r.body["id"] for r in replies]

@@ -97,7 +97,9 @@ def test_ingest_survives_a_database_restart_and_the_api_answers_503_meanwhile(st
 
     wait_until(all_finished, 180, f"every upload finished\n{worker.tail()}", interval=2.0)
     rows = dict(query(url, "SELECT id, status FROM core_upload"))
-    assert set(rows.values()) == {"stored"}, query(url, "SELECT id, error FROM core_upload WHERE status <> 'stored'")
+    assert set(rows.values()) == {"stored"}, query(
+        url, "SELECT id, error FROM core_upload WHERE status <> 'stored'"
+    )
     stored = dict(
         query(
             url,

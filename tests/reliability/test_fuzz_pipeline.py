@@ -22,6 +22,9 @@ import codecs
 import io
 import itertools
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -51,6 +54,7 @@ SEED_BYTES = 24 * 1024  # text seeds are cut to whole lines below this, to keep 
 BINARY_SEED_BYTES = 160 * 1024
 MAX_LINE_BYTES = 64 * 1024
 MAX_COLUMNS = 2000
+CASE_SECONDS = 10.0
 ENCODINGS = (
     "utf-8",
     "utf-8-sig",
@@ -146,10 +150,21 @@ def _synthetic() -> list[Seed]:
     samples = {
         "host": "FS01",
         "samples": [
-            {"time": f"2015-06-01T10:00:0{i}Z", "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time", "value": i}
+            {
+                "time": f"2015-06-01T10:00:0{i}Z",
+                "counter": "\\\\FS01\\Processor(_Total)\\% Processor Time",
+                "value": i,
+            }
             for i in range(5)
         ]
-        + [{"time": "2015-06-01T10:00:00Z", "object": "Memory", "counter_name": "Available MBytes", "value": 1}],
+        + [
+            {
+                "time": "2015-06-01T10:00:00Z",
+                "object": "Memory",
+                "counter_name": "Available MBytes",
+                "value": 1,
+            }
+        ],
     }
     csv = "name,started_at,duration_ms,repetition,scenario\n" + "".join(
         f'copy.{r},2015-06-01T09:00:0{r}+02:00,{100 * r},{r},"{{""av"": ""on""}}"\n' for r in range(1, 6)
@@ -328,8 +343,18 @@ TEXT_MUTATIONS = (
 BINARY_MUTATIONS = (truncate, flip_bytes, insert_bytes)
 
 
+@dataclass(frozen=True)
+class Mutant:
+    seed: Seed
+    data: bytes
+    mutations: tuple[str, ...]
+
+    def __repr__(self) -> str:  # Hypothesis prints this for a failure: the recipe, not 300 KB of bytes
+        return f"Mutant({self.seed.name!r}, {list(self.mutations)}, {len(self.data):,} bytes)"
+
+
 @st.composite
-def mutants(draw: Any, pool: tuple[Seed, ...]) -> tuple[Seed, bytes, list[str]]:
+def mutants(draw: Any, pool: tuple[Seed, ...]) -> Mutant:
     seed = draw(st.sampled_from(pool))
     data = seed.data
     applied = []
@@ -337,12 +362,32 @@ def mutants(draw: Any, pool: tuple[Seed, ...]) -> tuple[Seed, bytes, list[str]]:
         mutation = draw(st.sampled_from(TEXT_MUTATIONS if seed.encoding else BINARY_MUTATIONS))
         data = mutation(draw, data, seed)
         applied.append(mutation.__name__)
-    return seed, data, applied
+    return Mutant(seed, data, tuple(applied))
+
+
+class TooSlow(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Fail a case that runs longer than ``seconds`` (a hang is a bug too, and CI must end)."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TooSlow(f"the pipeline took longer than {seconds:.0f} s on this input")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 fuzz_settings = hypothesis_settings(
     max_examples=EXAMPLES_PER_PARSER,
-    deadline=None,
+    deadline=None,  # time_limit bounds a case instead; timings vary too much on a shared machine
     database=None,  # nothing written into the checkout; a failure prints its reproduction blob
     print_blob=True,
     suppress_health_check=list(HealthCheck),
@@ -370,30 +415,35 @@ def test_no_mutant_of_a_real_file_escapes_the_pipelines_error_handling(parser, c
     counter = itertools.count()
 
     @fuzz_settings
-    @given(case=mutants(pool), forced=st.booleans(), zone=st.sampled_from(["", "UTC", "Asia/Kolkata"]))
-    def check(case: tuple[Seed, bytes, list[str]], forced: bool, zone: str) -> None:
-        seed, data, applied = case
+    @given(mutant=mutants(pool), forced=st.booleans(), zone=st.sampled_from(["", "UTC", "Asia/Kolkata"]))
+    def check(mutant: Mutant, forced: bool, zone: str) -> None:
         upload = Upload.objects.create(
             campaign=campaign,
             run=run,
             scenario=run.scenario,
             host=host,
             sha256=f"{next(counter):064d}",
-            size=len(data),
+            size=len(mutant.data),
             storage_key="fuzz",
-            filename=seed.name,
+            filename=mutant.seed.name,
             kind=parser if forced else "auto",
             timezone=zone,
         )
         # As a task sees it: a fresh row with its relations (claim() loads it so).
-        upload = Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(pk=upload.pk)
+        upload = Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(
+            pk=upload.pk
+        )
+        error: ParseError | None = None
         try:
-            result = run_pipeline(upload, opener=lambda: io.BytesIO(data))
+            with time_limit(CASE_SECONDS):
+                result = run_pipeline(upload, opener=lambda: io.BytesIO(mutant.data))
         except ParseError as exc:
-            assert exc.message.strip(), f"{seed.name} {applied}: a ParseError without a message"
-            assert stored(upload.pk) == 0, f"{seed.name} {applied}: a failed parse left rows"
+            error = exc
+        if error is not None:
+            assert error.message.strip(), f"{mutant}: a ParseError without a message"
+            assert stored(upload.pk) == 0, f"{mutant}: a failed parse left rows"
         else:
-            assert stored(upload.pk) == result.rows, f"{seed.name} {applied}"
+            assert stored(upload.pk) == result.rows, f"{mutant}"
             delete_rows(upload.pk)
 
     check()

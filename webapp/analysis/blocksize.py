@@ -78,16 +78,16 @@ def classify(metric: str, unit: str) -> Figure | None:
     direction = parts[0] if parts[0] in DIRECTIONS and len(parts) > 1 else "total"
     rest = parts[1:] if direction == parts[0] else parts
     unit_key = unit.strip().lower()
-    if rest and rest[-1] in ("iops", "io/s") or unit_key in ("iops", "io/s", "ios/s"):
+    if (rest and rest[-1] in ("iops", "io/s")) or unit_key in ("iops", "io/s", "ios/s"):
         return Figure("iops", direction, "", "IO/s")
-    if rest and rest[-1] == "mbps" or unit_key in ("mb/s", "mib/s"):
+    if (rest and rest[-1] == "mbps") or unit_key in ("mb/s", "mib/s"):
         return Figure("mbps", direction, "", "MiB/s" if unit_key == "mib/s" else "MB/s")
     if any("lat" in part for part in rest) and unit_key in _TO_MS:
         last = rest[-1]
         percentile = _PERCENTILE.match(last)
         if percentile:
             stat = "p" + percentile.group(1)
-        elif last.startswith("mean") or last.startswith("avg"):
+        elif last.startswith(("mean", "avg")):
             stat = "mean"
         else:
             stat = last.removesuffix("_ms")

@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from django.db import connection
 
@@ -138,8 +138,9 @@ def trace(
             FROM counter_sample WHERE series_id = ANY(%s) AND time >= %s AND time < %s
             GROUP BY 1, 2 ORDER BY 1, 2
         """
+    params: list[Any] = [width, list(series_ids), lo, hi]  # psycopg adapts timedelta to interval
     with short_query_cursor() as cursor:
-        cursor.execute(sql, [width, list(series_ids), lo, hi])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     return Trace(lo, hi, width, source, _rows_to_buckets(rows))
 

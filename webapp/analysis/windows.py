@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
@@ -150,7 +151,7 @@ def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) ->
         return {}
     dirty = dirty if dirty is not None else DirtyRanges.pending()
     spans = [rollup_span(w.lo, w.hi, dirty) for w in windows]
-    params = [
+    params: list[list[Any]] = [
         [w.key for w in windows],
         [w.series_id for w in windows],
         [w.lo for w in windows],
@@ -170,8 +171,12 @@ def window_p95(windows: Sequence[Window]) -> dict[int, float]:
     """The 95th percentile (linear interpolation, as ``percentile_cont``) of each key's raw samples."""
     if not windows:
         return {}
-    params = [[w.key for w in windows], [w.series_id for w in windows], [w.lo for w in windows]]
-    params.append([w.hi for w in windows])
+    params: list[list[Any]] = [
+        [w.key for w in windows],
+        [w.series_id for w in windows],
+        [w.lo for w in windows],
+        [w.hi for w in windows],
+    ]
     with short_query_cursor() as cursor:
         cursor.execute(_P95_SQL, params)
         return {key: float(value) for key, value in cursor.fetchall()}

@@ -35,7 +35,10 @@ def add_block_size_runs(campaign: Campaign) -> dict[tuple[str, str], float]:
         scenario = Scenario.for_dims(campaign, {"study": "block-size", "disk_type": disk})
         for block in ("4096", "65536", "1048576"):
             run = Run.objects.create(
-                campaign=campaign, scenario=scenario, name=f"fio {disk} {block}", tool="fio",
+                campaign=campaign,
+                scenario=scenario,
+                name=f"fio {disk} {block}",
+                tool="fio",
                 attributes={"block_size": block},
             )
             mbps = speed * int(block) / 4096 * 10
@@ -47,8 +50,15 @@ def add_block_size_runs(campaign: Campaign) -> dict[tuple[str, str], float]:
                 ("read.clat.p99_ms", "ms", 2.0 * int(block) / 4096 / speed),
             ):
                 rows.append(
-                    Measurement(time=datetime(2015, 4, 1, tzinfo=UTC), run=run, metric=metric, subject="job1",
-                                value=value, unit=unit, upload=upload)
+                    Measurement(
+                        time=datetime(2015, 4, 1, tzinfo=UTC),
+                        run=run,
+                        metric=metric,
+                        subject="job1",
+                        value=value,
+                        unit=unit,
+                        upload=upload,
+                    )
                 )
     Measurement.objects.bulk_create(rows)
     return expected

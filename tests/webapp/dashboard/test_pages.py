@@ -70,7 +70,9 @@ def test_the_capacity_page_offers_the_server_counters_and_states_the_method(clie
     assert "the max reaches 70 (or FSCT reports overload)" in html
     assert "not reached" in html and "below first step" in html
     # Nonsense parameters fall back to the defaults instead of failing.
-    data = page_data(client.get("/campaigns/demo/capacity/?threshold=abc&stat=median&counter=x").content.decode())
+    data = page_data(
+        client.get("/campaigns/demo/capacity/?threshold=abc&stat=median&counter=x").content.decode()
+    )
     assert data["params"]["threshold"] == 80.0 and data["params"]["stat"] == "avg"
 
 
@@ -90,14 +92,22 @@ def test_the_compare_page_offers_measured_scenarios_as_baselines(client, demo):
 def test_the_copies_page_reproduces_the_seed_003_times(client, demo):
     data = page_data(client.get("/campaigns/demo/copies/").content.decode())
     times = {(c["technique"], c["dataset"], c["options"]): c for c in data["configurations"]}
-    robocopy_100m = times[("robocopy", "95 GiB, 100,000,000 files of 1 KiB", "robocopy d:\\ \\\\host\\d$ * /s /copyall /zb /mt:128")]
+    robocopy_100m = times[
+        (
+            "robocopy",
+            "95 GiB, 100,000,000 files of 1 KiB",
+            "robocopy d:\\ \\\\host\\d$ * /s /copyall /zb /mt:128",
+        )
+    ]
     assert robocopy_100m["mean_s"] == 8 * 3600 + 12
     replica = times[("storage_replica", "1.45 TiB volume", "volume replication")]
     assert replica["n"] == 3
     assert replica["seconds"] == [14 * 60 + 27, 14 * 60 + 29, 14 * 60 + 23]
     assert replica["mean_s"] == pytest.approx((867 + 869 + 863) / 3)
     # Storage Replica beats every robocopy of the 1.45 TiB data.
-    assert all(replica["mean_s"] < c["mean_s"] for c in data["configurations"] if c["technique"] == "robocopy")
+    assert all(
+        replica["mean_s"] < c["mean_s"] for c in data["configurations"] if c["technique"] == "robocopy"
+    )
     assert data["resources"] == []  # the demo has no counters on the copy hosts
 
 
@@ -110,7 +120,11 @@ def test_the_block_size_page_shows_an_empty_state_without_diskspd_or_fio(client,
 def test_the_block_size_page_groups_figures_by_the_runs_block_size(client, demo):
     expected = add_block_size_runs(demo)
     points = page_data(client.get("/campaigns/demo/block-size/").content.decode())["points"]
-    mbps = {(p["label"].split("disk_type=")[1].split(",")[0], p["block_size"]): p for p in points if p["family"] == "mbps"}
+    mbps = {
+        (p["label"].split("disk_type=")[1].split(",")[0], p["block_size"]): p
+        for p in points
+        if p["family"] == "mbps"
+    }
     assert {key: p["value"] for key, p in mbps.items()} == pytest.approx(expected)
     assert mbps[("SSD", "1048576")]["block_bytes"] == 1048576 and mbps[("SSD", "4096")]["runs"] == 1
     latency = {p["stat"] for p in points if p["family"] == "latency"}

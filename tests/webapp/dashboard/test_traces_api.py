@@ -48,7 +48,8 @@ def python_buckets(series_id: int, lo: datetime, hi: datetime, seconds: float) -
     for time, value in samples(series_id, lo, hi):
         groups[ORIGIN + ((time - ORIGIN) // width) * width].append(value)
     return [
-        {"t": t, "n": len(v), "avg": sum(v) / len(v), "min": min(v), "max": max(v)} for t, v in sorted(groups.items())
+        {"t": t, "n": len(v), "avg": sum(v) / len(v), "min": min(v), "max": max(v)}
+        for t, v in sorted(groups.items())
     ]
 
 
@@ -83,7 +84,9 @@ def test_the_whole_run_at_chart_width_gives_at_most_one_bucket_per_pixel(client,
     # The run spans 1 h 59 min 45 s: 8.98 s per pixel -> the next nice width, 10 s, from raw samples.
     assert body["bucket_seconds"] == 10 and body["source"] == "raw"
     lo, hi = datetime.fromisoformat(body["start"]), datetime.fromisoformat(body["end"])
-    assert lo == datetime(2015, 2, 18, 9, 0, tzinfo=UTC) and hi == datetime(2015, 2, 18, 10, 59, 50, tzinfo=UTC)
+    assert lo == datetime(2015, 2, 18, 9, 0, tzinfo=UTC) and hi == datetime(
+        2015, 2, 18, 10, 59, 50, tzinfo=UTC
+    )
     assert (hi - lo) / timedelta(seconds=10) <= 800
     for item in body["series"]:
         expected = python_buckets(item["id"], lo, hi, 10)
@@ -160,7 +163,9 @@ def test_bad_requests_are_refused_clearly(client, demo):
     assert client.get(base + "&start=2015-02-18T10:00:00&end=2015-02-18T11:00:00").status_code == 400
     assert client.get(f"/api/v1/runs/{run.pk}/trace?series=a,b").json()["error"]["code"] == "invalid_series"
     other_host = Host.objects.create(project=demo.project, name="ELSEWHERE", role="server")
-    foreign = CounterSeries.objects.create(host=other_host, object="Processor", instance="_Total", counter="x")
+    foreign = CounterSeries.objects.create(
+        host=other_host, object="Processor", instance="_Total", counter="x"
+    )
     missing = client.get(f"/api/v1/runs/{run.pk}/trace?series={cpu},{foreign.pk}")
     assert missing.status_code == 404 and str(foreign.pk) in missing.json()["error"]["message"]
 

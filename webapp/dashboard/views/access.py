@@ -9,17 +9,6 @@ from django.http import Http404, HttpRequest
 
 from webapp.core.models import Campaign, Project
 
-# (url name, label) of the campaign's views, in navigation order.
-SECTIONS = (
-    ("campaign", "Overview"),
-    ("capacity", "Capacity"),
-    ("compare", "Compare"),
-    ("blocksize", "Block size"),
-    ("traces", "Traces"),
-    ("copies", "Copies"),
-    ("uploads", "Uploads"),
-)
-
 
 def visible_projects(request: HttpRequest) -> QuerySet[Project]:
     user = request.user
@@ -36,5 +25,5 @@ def visible_campaign(request: HttpRequest, slug: str) -> Campaign:
 
 
 def campaign_context(campaign: Campaign, section: str, **extra: Any) -> dict[str, Any]:
-    """What base.html's campaign navigation needs, plus the page's own values."""
-    return {"campaign": campaign, "section": section, "sections": SECTIONS, **extra}
+    """What base.html's campaign navigation needs (the campaign, the page's section), plus the page's values."""
+    return {"campaign": campaign, "section": section, **extra}

@@ -59,6 +59,8 @@
       const colour = varying.indexOf("av") >= 0 ? "av" : varying.length ? varying[varying.length - 1] : "";
       breakdown = { colour: colour, groups: varying.filter(function (d) { return d !== colour; }) };
     }
+    // Nothing to break down by: one scenario, or none.
+    groupsBox.hidden = colourSelect.parentElement.hidden = varying.length === 0;
     groupsBox.querySelectorAll("label").forEach(function (node) { node.remove(); });
     varying.forEach(function (dim) {
       const box = P.el("input", { type: "checkbox", value: dim, checked: breakdown.groups.indexOf(dim) >= 0 });

@@ -21,7 +21,7 @@
     if (r.factor === null || r.factor === undefined) {
       return "—";
     }
-    return P.fmt(r.factor, r.factor >= 100 ? 0 : r.factor >= 10 ? 1 : 2) + "×";
+    return P.fmt(r.factor, r.factor >= 100 ? 0 : r.factor >= 10 ? 1 : 3) + "×";
   }
 
   function valueText(r) {
@@ -61,7 +61,7 @@
     const cell = function (r) { return r ? factorText(r) + (r.significant ? " *" : "") : "—"; };
     const pivotColumns = [
       { key: "metric", label: "Metric", cellClass: "nowrap" },
-      { key: "baseline", label: "Baseline mean ± stdev", num: true, format: valueText,
+      { key: "baseline", label: "Baseline mean ± stdev", num: true, format: valueText, cellClass: "nowrap",
         sort: function (r) { return r.mean; } },
     ].concat(comparedIds.map(function (id) {
       return { key: "s" + id, label: names[id], num: true, format: cell,

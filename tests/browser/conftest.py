@@ -1,0 +1,100 @@
+"""Headless Chromium against a live server holding the demo campaign, signed in through a session cookie."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from webapp.core.models import Campaign
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+# Counts the saturated (coloured) pixels of a canvas: data drawn in the palette,
+# not the grey grid, black text or transparent background.
+COLOURED_PIXELS = """canvas => {
+    const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) {
+        const r = data[i], g = data[i + 1], b = data[i + 2], a = data[i + 3];
+        if (a > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) count++;
+    }
+    return count;
+}"""
+
+
+@dataclass
+class Site:
+    url: str
+    campaign: Campaign
+    client: Client  # signed in, for the API answers to compare with
+    console: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="session")
+def live_server(request: pytest.FixtureRequest) -> Iterator[object]:
+    """pytest-django's live server speaking plain http (as tests/agents/conftest.py does).
+
+    Its middleware is built when the server thread starts, before the
+    function-scoped ``SECURE_SSL_REDIRECT = False`` of tests/conftest.py.
+    """
+    from django.test.utils import override_settings
+    from pytest_django.live_server_helper import LiveServer
+
+    addr = (
+        request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    )
+    with override_settings(SECURE_SSL_REDIRECT=False):
+        server = LiveServer(addr)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def site(live_server, transactional_db, settings, monkeypatch) -> Site:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing (apt-get install chromium); .ci/run installs it")
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.CSP_ENABLED = True
+    from tests.factories import make_user
+    from tests.webapp.dashboard.demo import add_block_size_runs, load_demo
+
+    campaign = load_demo()
+    add_block_size_runs(campaign)
+    client = Client()
+    client.force_login(make_user(campaign.project))
+    return Site(live_server.url, campaign, client)
+
+
+@pytest.fixture
+def page(site: Site) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        session = site.client.cookies["sessionid"].value
+        context.add_cookies([{"name": "sessionid", "value": session, "url": site.url}])
+        tab = context.new_page()
+        tab.on("console", lambda m: site.console.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: site.console.append(str(e)))
+        tab.set_default_timeout(20_000)
+        try:
+            yield tab
+        finally:
+            browser.close()
+            # ORM calls made while Playwright's loop ran may have opened their own connection.
+            from django.db import connections
+
+            connections.close_all()
