@@ -96,7 +96,12 @@ def context_for(upload: Upload) -> ParseContext:
         host=upload.host.name if upload.host else "",
         max_line_bytes=settings.MAX_LINE_BYTES,
         max_columns=settings.MAX_COLUMNS,
-        extra={str(k): str(v) for k, v in (upload.extra or {}).items()},
+        # Summary reports (DiskSpd text, old fio, Measure-Command) carry no clock
+        # time; unless the sender gave one, the upload's arrival stands in for it.
+        extra={
+            "started_at": upload.received_at.isoformat(),
+            **{str(k): str(v) for k, v in (upload.extra or {}).items()},
+        },
     )
 
 

@@ -89,6 +89,19 @@ def check_timezone(name: str) -> str:
     return name
 
 
+def check_started_at(text: str) -> str:
+    """When a summary report (DiskSpd text, old fio) started; ISO 8601 with an offset."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ApiError(400, "invalid_started_at", f"started_at {text!r} is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        raise ApiError(400, "invalid_started_at", "started_at needs a UTC offset, e.g. 2015-06-01T10:00:00Z")
+    return moment.isoformat()
+
+
 def store_and_accept(
     request: HttpRequest, campaign: Campaign, source: Any, meta: UploadMeta, *, gzipped: bool = False
 ) -> tuple[Upload, bool]:
@@ -130,11 +143,14 @@ def create_upload(
     step: Form[int | None] = None,
     timezone: Form[str] = "",
     run: Form[str] = "",
+    started_at: Form[str] = "",
 ) -> Status[dict[str, Any]]:
     """Store the raw file, answer 202 with a status URL and queue normalisation.
 
     The same bytes again for the same campaign answer 200 with the existing
     upload and ``duplicate: true``. ``Content-Encoding: gzip`` is accepted.
+    ``started_at`` dates reports that carry no clock time (DiskSpd text, old
+    fio); without it the upload's arrival time stands in.
     """
     target = campaign_for(request, campaign, write=True)
     if role not in Host.Role.values:
@@ -150,6 +166,7 @@ def create_upload(
         step=step,
         timezone=check_timezone(timezone.strip()),
         run=run.strip()[:200],
+        extra={"started_at": check_started_at(started_at.strip())} if started_at.strip() else {},
     )
     upload, duplicate = store_and_accept(request, target, file, meta)
     return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))

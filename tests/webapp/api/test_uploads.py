@@ -191,3 +191,17 @@ def test_the_openapi_document_describes_the_contract(client):
         form.get("properties", {})
         or document["components"]["schemas"][form["$ref"].split("/")[-1]]["properties"]
     )
+
+
+def test_a_report_without_a_clock_time_takes_started_at_or_the_arrival_time(client, agent):
+    token, campaign = agent
+    path = FIXTURES / "diskspd_txt" / "basilkisel_azure_A2_single.txt"
+    dated = post_file(
+        client, token, campaign, path.read_bytes(), started_at="2015-03-02T09:00:00Z", host="VM1"
+    )
+    ingest_upload.apply(args=(dated.json()["id"],))
+    upload = Upload.objects.get(pk=dated.json()["id"])
+    assert upload.status == "stored", upload.error
+    assert upload.run.started_at.isoformat() == "2015-03-02T09:00:00+00:00"
+    bad = post_file(client, token, campaign, b"x", started_at="yesterday")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_started_at"
