@@ -48,9 +48,13 @@ def database_url() -> str:
     return f"postgres://{auth}@{quote(host, safe='')}{port}/{s['NAME']}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def worker_process(django_db_setup, django_db_blocker) -> Iterator[subprocess.Popen[bytes]]:
-    """A real Celery worker process consuming the test broker and writing the test database."""
+    """A real Celery worker process consuming the test broker and writing the test database.
+
+    Module-scoped: it stops when its test module ends, so tests that start
+    their own workers (scale-out, crash tests) are not raced by this one.
+    """
     from django.conf import settings
 
     from workers.celery import app

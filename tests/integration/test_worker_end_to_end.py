@@ -42,7 +42,7 @@ def test_an_uploaded_perfmon_file_is_stored_by_the_worker(client, worker_process
         assert cursor.fetchone()[0] == upload.rows > 0
     # The worker also refreshed the rollups for that time range.
     wait_for(lambda: _rollup_rows(), timeout=30)
-    assert WorkerHeartbeat.objects.exists()
+    wait_for(WorkerHeartbeat.objects.exists, timeout=15)
 
 
 def _rollup_rows():

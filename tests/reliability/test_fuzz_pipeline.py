@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
@@ -49,6 +49,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TOTAL_EXAMPLES = env_int("HEADROOM_FUZZ_EXAMPLES", 3000)
 PARSERS = sorted(all_parsers())
+SHRINK = env_int("HEADROOM_FUZZ_SHRINK", 0) == 1
 EXAMPLES_PER_PARSER = max(50, TOTAL_EXAMPLES // max(1, len(PARSERS)))
 SEED_BYTES = 24 * 1024  # text seeds are cut to whole lines below this, to keep cases fast
 BINARY_SEED_BYTES = 160 * 1024
@@ -343,13 +344,15 @@ TEXT_MUTATIONS = (
 BINARY_MUTATIONS = (truncate, flip_bytes, insert_bytes)
 
 
-@dataclass(frozen=True)
 class Mutant:
-    seed: Seed
-    data: bytes
-    mutations: tuple[str, ...]
+    """A seed after some mutations. Not a dataclass: Hypothesis prints those field by field."""
 
-    def __repr__(self) -> str:  # Hypothesis prints this for a failure: the recipe, not 300 KB of bytes
+    def __init__(self, seed: Seed, data: bytes, mutations: tuple[str, ...]) -> None:
+        self.seed = seed
+        self.data = data
+        self.mutations = mutations
+
+    def __repr__(self) -> str:  # what a failure report shows: the recipe, not 300 KB of bytes
         return f"Mutant({self.seed.name!r}, {list(self.mutations)}, {len(self.data):,} bytes)"
 
 
@@ -391,6 +394,9 @@ fuzz_settings = hypothesis_settings(
     database=None,  # nothing written into the checkout; a failure prints its reproduction blob
     print_blob=True,
     suppress_health_check=list(HealthCheck),
+    # Shrinking a slow case can take many minutes; the failure message names the
+    # seed and mutations anyway. HEADROOM_FUZZ_SHRINK=1 shrinks, for debugging.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, *([Phase.shrink] if SHRINK else [])],
 )
 
 

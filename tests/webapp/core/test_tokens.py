@@ -76,7 +76,9 @@ def test_the_command_prints_a_working_token_once(capsys):
 
 def test_a_rejected_bearer_token_gets_401_even_on_a_post(client):
     campaign = make_campaign()
-    response = client.post("/api/v1/uploads", {"campaign": campaign.slug}, HTTP_AUTHORIZATION="Bearer hr_nope")
+    response = client.post(
+        "/api/v1/uploads", {"campaign": campaign.slug}, HTTP_AUTHORIZATION="Bearer hr_nope"
+    )
     assert response.status_code == 401
 
 
@@ -87,5 +89,7 @@ def test_whoami_names_the_tokens_project_and_campaigns(client):
     body = client.get("/api/v1/whoami", HTTP_AUTHORIZATION=f"Bearer {plain}").json()
     assert body == {
         "token": "fs01",
-        "projects": [{"slug": campaign.project.slug, "name": campaign.project.name, "campaigns": [campaign.slug]}],
+        "projects": [
+            {"slug": campaign.project.slug, "name": campaign.project.name, "campaigns": [campaign.slug]}
+        ],
     }

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from django.core.management import call_command
 
+from tests.conftest import wait_for
 from webapp.core.models import Campaign, Run, Scenario, Upload
 from webapp.timeseries.models import Measurement
 from workers.tasks import ingest_upload, refresh_rollups
@@ -17,6 +18,10 @@ def load_demo(kinds: tuple[str, ...] = ("perfmon_csv", "timings"), rollups: bool
     call_command("load_demo", stdout=io.StringIO())
     for upload in Upload.objects.filter(kind__in=kinds):
         ingest_upload.apply(args=(upload.pk,))
+    # In transactional tests a live worker may have claimed some uploads first.
+    wait_for(
+        lambda: not Upload.objects.filter(kind__in=kinds).exclude(status__in=["stored", "failed"]).exists()
+    )
     stored = set(Upload.objects.filter(kind__in=kinds).values_list("status", flat=True))
     assert stored == {"stored"}, stored
     if rollups:
