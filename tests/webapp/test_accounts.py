@@ -36,7 +36,7 @@ def test_password_reset_mails_a_working_link(client):
     user.save()
     client.post("/accounts/password/reset/", {"email": "resetme@example.com"})
     assert len(mail.outbox) == 1
-    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body).group(1)
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", str(mail.outbox[0].body)).group(1)
     form = client.get(link, follow=True)
     assert form.status_code == 200
     done = client.post(

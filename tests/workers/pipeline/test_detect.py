@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import partial
+import io
 
 import pytest
 
@@ -24,7 +24,7 @@ FILES = sorted(p for folder in EXPECTED for p in (FIXTURES / folder).iterdir())
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
 def test_it_detects_each_real_file_by_content(path):
-    decoded = decode(partial(open, path, "rb"))
+    decoded = decode(lambda: io.BytesIO(path.read_bytes()))
     assert detect_parser(decoded.head_bytes, decoded.head_text).name == EXPECTED[path.parent.name]
 
 
@@ -32,12 +32,12 @@ def test_the_file_name_plays_no_part(tmp_path):
     source = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
     renamed = tmp_path / "results.json"
     renamed.write_bytes(source.read_bytes())
-    decoded = decode(partial(open, renamed, "rb"))
+    decoded = decode(lambda: io.BytesIO(renamed.read_bytes()))
     assert detect_parser(decoded.head_bytes, decoded.head_text).name == "perfmon_csv"
 
 
 def test_a_format_we_do_not_read_is_refused_clearly():
     path = FIXTURES / "get_counter" / "martin11011_dotnet-counters_deDE.csv"
-    decoded = decode(partial(open, path, "rb"))
+    decoded = decode(lambda: io.BytesIO(path.read_bytes()))
     with pytest.raises(ParseError, match="could not recognise this file's format"):
         detect_parser(decoded.head_bytes, decoded.head_text)
