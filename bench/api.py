@@ -39,6 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from webapp.launcher import worker_command  # noqa: E402  (needs the path above)
+
 BOUNDARY = "HeadroomBench"
 TARGET_P99_MS = 250.0
 
@@ -238,16 +240,7 @@ def main() -> int:
         web_argv += ["-w", str(args.web_workers), "--backlog", "2048", "--access-logfile", "-"]
         web_argv += ["--access-logformat", "access %(m)s %(U)s %(s)s %(L)s"]
         procs.append(start(web_argv, env, workdir / "gunicorn.log"))
-        worker_argv = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", "ingest,maintenance"]
-        worker_argv += [
-            "-P",
-            "prefork",
-            "-c",
-            str(args.worker_concurrency),
-            "--without-gossip",
-            "--without-mingle",
-        ]
-        worker_argv += ["-l", "warning", "-n", f"bench-api-{os.getpid()}@%h"]
+        worker_argv = worker_command(f"bench-api-{os.getpid()}@%h", concurrency=args.worker_concurrency)
         procs.append(start(worker_argv, env, workdir / "worker.log"))
 
         def healthy() -> bool:

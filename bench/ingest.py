@@ -64,7 +64,7 @@ def main() -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     base_url = os.environ["DATABASE_URL"]
-    from webapp.launcher import ensure_database
+    from webapp.launcher import ensure_database, worker_command
 
     bench_url = ensure_database(base_url, "headroom_bench_scratch")
     import psycopg
@@ -101,26 +101,7 @@ def main() -> int:
 
     worker_log = open(workdir / "worker.log", "wb")  # noqa: SIM115  (lives as long as the worker)
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "workers",
-            "worker",
-            "-Q",
-            "ingest",
-            "-P",
-            "solo",
-            "-c",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "warning",
-            "-n",
-            f"bench-{os.getpid()}@%h",
-        ],
+        worker_command(f"bench-{os.getpid()}@%h", queues="ingest", pool="solo", concurrency=1),
         cwd=ROOT,
         env=os.environ.copy(),
         stdout=subprocess.DEVNULL,

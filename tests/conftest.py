@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import REPO
+from webapp.launcher import worker_command
 
 
 @pytest.fixture(autouse=True)
@@ -73,26 +73,7 @@ def worker_process(django_db_setup, django_db_blocker) -> Iterator[subprocess.Po
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "workers",
-                "worker",
-                "-Q",
-                "ingest,maintenance",
-                "-P",
-                "solo",
-                "-c",
-                "1",
-                "--without-gossip",
-                "--without-mingle",
-                "-l",
-                "info",
-                "-n",
-                f"test-{os.getpid()}@%h",
-            ],
+            worker_command(f"test-{os.getpid()}@%h", pool="solo", concurrency=1, loglevel="info"),
             cwd=REPO,
             env=env,
             stdout=out,

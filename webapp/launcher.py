@@ -97,6 +97,22 @@ def secret_key() -> str:
     return path.read_text().strip()
 
 
+def worker_command(
+    name: str,
+    *,
+    queues: str = "ingest,maintenance",
+    pool: str = "prefork",
+    concurrency: int = 2,
+    loglevel: str = "warning",
+    quiet: bool = False,
+) -> list[str]:
+    """The Celery worker command line: the one way ``make run``, tests and benchmarks start a worker."""
+    return [
+        PY, "-m", "celery", "-A", "workers", *(["--quiet"] if quiet else []), "worker", "-Q", queues, "-P", pool, "-c", str(concurrency),
+        "--without-gossip", "--without-mingle", "-l", loglevel, "-n", name,
+    ]  # fmt: skip
+
+
 def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([PY, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT, check=True)
 
@@ -113,26 +129,7 @@ def run() -> int:
     manage(env, "migrate", "--no-input", "-v", "0")
     manage(env, "collectstatic", "--no-input", "-v", "0")
     procs = [
-        subprocess.Popen(
-            [
-                PY,
-                "-m",
-                "celery",
-                "-A",
-                "workers",
-                "worker",
-                "-Q",
-                "ingest,maintenance",
-                "--concurrency",
-                "2",
-                "-l",
-                "warning",
-                "-n",
-                "worker@%h",
-            ],
-            env=env,
-            cwd=ROOT,
-        ),
+        subprocess.Popen(worker_command("worker@%h"), env=env, cwd=ROOT),
         subprocess.Popen(
             [
                 PY,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from django.core.management import call_command
 from tests.conftest import database_url
 from tests.paths import REPO
 from webapp.core.models import Campaign, Upload
+from webapp.launcher import worker_command
 from workers.tasks import ingest_upload, refresh_rollups
 
 
@@ -69,25 +69,9 @@ def worker_pool(transactional_db, settings, tmp_path) -> Iterator[list[Worker]]:
             log = tmp_path / f"worker-{letter}.log"
             with open(log, "wb") as out:
                 process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "workers",
-                        "--quiet",
-                        "worker",
-                        "-Q",
-                        "ingest",
-                        "-P",
-                        "solo",
-                        "--without-gossip",
-                        "--without-mingle",
-                        "-l",
-                        "info",
-                        "-n",
-                        name,
-                    ],
+                    worker_command(
+                        name, queues="ingest", pool="solo", concurrency=1, loglevel="info", quiet=True
+                    ),
                     cwd=REPO,
                     env=env,
                     stdout=out,

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tests.paths import REPO
+from webapp.launcher import worker_command
 
 START_TIMEOUT = 60.0
 
@@ -194,26 +195,9 @@ class Gunicorn(Service):
 
 class Worker(Service):
     def __init__(self, env: dict[str, str], log: Path, pool: str = "solo", concurrency: int = 1) -> None:
-        argv = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "workers",
-            "worker",
-            "-Q",
-            "ingest,maintenance",
-            "-P",
-            pool,
-            "-c",
-            str(concurrency),
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "info",
-            "-n",
-            f"reliability-{os.getpid()}-{free_port()}@%h",
-        ]
+        argv = worker_command(
+            f"reliability-{os.getpid()}-{free_port()}@%h", pool=pool, concurrency=concurrency, loglevel="info"
+        )
         super().__init__("worker", argv, env, log)
 
     def pool_children(self) -> list[int]:

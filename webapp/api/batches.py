@@ -19,7 +19,7 @@ from ninja import Router, Status
 
 from webapp.api.auth import any_auth
 from webapp.api.errors import ApiError
-from webapp.api.schemas import ErrorOut, UploadOut
+from webapp.api.schemas import ACCEPT_RESPONSES
 from webapp.api.uploads import campaign_for, check_timezone, store_and_accept, upload_out
 from webapp.core import rawstore
 from webapp.core.models import Host
@@ -119,15 +119,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
 @router.post(
     "/samples",
     auth=any_auth,
-    response={
-        200: UploadOut,
-        202: UploadOut,
-        400: ErrorOut,
-        403: ErrorOut,
-        404: ErrorOut,
-        409: ErrorOut,
-        413: ErrorOut,
-    },
+    response=ACCEPT_RESPONSES,
 )
 def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of live counter samples (JSON, gzip allowed).
@@ -142,15 +134,7 @@ def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
 @router.post(
     "/timings",
     auth=any_auth,
-    response={
-        200: UploadOut,
-        202: UploadOut,
-        400: ErrorOut,
-        403: ErrorOut,
-        404: ErrorOut,
-        409: ErrorOut,
-        413: ErrorOut,
-    },
+    response=ACCEPT_RESPONSES,
 )
 def post_timings(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of timing results.

@@ -49,3 +49,15 @@ class ErrorBody(Schema):
 
 class ErrorOut(Schema):
     error: ErrorBody
+
+
+# What an endpoint that accepts data for ingest can answer: 202 queued, 200 duplicate, or an error.
+ACCEPT_RESPONSES: dict[int, type[Schema]] = {
+    200: UploadOut,
+    202: UploadOut,
+    400: ErrorOut,
+    403: ErrorOut,
+    404: ErrorOut,
+    409: ErrorOut,
+    413: ErrorOut,
+}

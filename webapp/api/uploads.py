@@ -12,7 +12,7 @@ from ninja.files import UploadedFile
 
 from webapp.api.auth import any_auth, caller
 from webapp.api.errors import ApiError, not_found
-from webapp.api.schemas import ErrorOut, Page, UploadOut
+from webapp.api.schemas import ACCEPT_RESPONSES, ErrorOut, Page, UploadOut
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
 from webapp.core.runs import RunConflict
@@ -121,15 +121,7 @@ def store_and_accept(
 @router.post(
     "/uploads",
     auth=any_auth,
-    response={
-        200: UploadOut,
-        202: UploadOut,
-        400: ErrorOut,
-        403: ErrorOut,
-        404: ErrorOut,
-        409: ErrorOut,
-        413: ErrorOut,
-    },
+    response=ACCEPT_RESPONSES,
     summary="Upload a result file",
 )
 def create_upload(
