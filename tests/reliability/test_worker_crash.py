@@ -85,8 +85,11 @@ def test_every_upload_is_stored_exactly_once_although_workers_are_killed_mid_ing
         assert reply.status == 202, reply.body
         expected[reply.body["id"]] = counts[source.name]
 
-    hits = 0
-    for _ in range(KILLS):
+    hits = rounds = 0
+    # Ingests are fast, so a random kill can miss; keep killing (bounded) until
+    # at least half the planned kills landed on a running ingest.
+    while rounds < KILLS or (hits < KILLS // 2 and rounds < 4 * KILLS):
+        rounds += 1
         # Fresh work every round, so each kill can land on a running ingest.
         for source in rng.sample(crash_sources(), 2):
             send(source)
@@ -116,5 +119,5 @@ def test_every_upload_is_stored_exactly_once_although_workers_are_killed_mid_ing
     assert {pk: stored_rows(pk) for pk in expected} == expected
     assert {pk: uploads[pk].rows for pk in expected} == expected
     # The kills did land while uploads were being ingested, and forced re-runs.
-    assert hits >= KILLS // 2, f"only {hits} of {KILLS} kills hit a running ingest (seed {SEED})"
+    assert hits >= KILLS // 2, f"only {hits} of {rounds} kills hit a running ingest (seed {SEED})"
     assert any(u.attempts > 1 for u in uploads.values()), f"no upload was re-run (seed {SEED})"
