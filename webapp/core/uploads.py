@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from webapp.core.models import AgentToken, Campaign, Host, Scenario, Upload
+from webapp.core import placements
+from webapp.core.models import AgentToken, Campaign, Host, Upload
 from webapp.core.rawstore import StoredRaw
-from webapp.core.runs import default_run, named_run
 
 log = logging.getLogger(__name__)
 
@@ -41,39 +42,50 @@ class UploadMeta:
 def accept(
     campaign: Campaign, raw: StoredRaw, meta: UploadMeta, *, token: AgentToken | None = None
 ) -> tuple[Upload, bool]:
-    """Record an upload of ``raw`` and queue it. Returns ``(upload, duplicate)``."""
-    existing = Upload.objects.filter(campaign=campaign, sha256=raw.sha256).first()
-    if existing is not None:
+    """Record an upload of ``raw`` and queue it. Returns ``(upload, duplicate)``.
+
+    The API's hot path: with its placement remembered (``placements``) a new
+    upload costs one INSERT; the same bytes again are found by the unique
+    constraint on ``(campaign, sha256)``.
+    """
+    if not placements.is_remembered(campaign, meta) and (existing := _existing(campaign, raw)) is not None:
         return existing, True
-    scenario = Scenario.for_dims(campaign, meta.scenario)
-    run = named_run(campaign, scenario, meta.run) if meta.run else default_run(campaign, scenario)
-    host = None
-    if meta.host:
-        host, _ = Host.objects.get_or_create(
-            project=campaign.project, name=meta.host, defaults={"role": meta.role}
-        )
     try:
-        with transaction.atomic():
-            upload = Upload.objects.create(
-                campaign=campaign,
-                scenario=scenario,
-                run=run,
-                host=host,
-                role=meta.role,
-                step_users=meta.step,
-                timezone=meta.timezone,
-                extra=dict(meta.extra),
-                filename=meta.filename[:255],
-                sha256=raw.sha256,
-                size=raw.size,
-                storage_key=raw.key,
-                kind=meta.kind or "auto",
-                token=token,
-            )
-            transaction.on_commit(lambda: enqueue(upload.pk))
-    except IntegrityError:  # the same bytes arrived concurrently
-        return Upload.objects.get(campaign=campaign, sha256=raw.sha256), True
+        upload = _insert(campaign, raw, meta, token)
+    except IntegrityError:
+        if (existing := _existing(campaign, raw)) is not None:  # the same bytes, maybe concurrently
+            return existing, True
+        if not placements.forget(campaign, meta):
+            raise
+        upload = _insert(campaign, raw, meta, token)  # a remembered row was deleted: resolve again
+    transaction.on_commit(lambda: enqueue(upload.pk))
     return upload, False
+
+
+def _insert(campaign: Campaign, raw: StoredRaw, meta: UploadMeta, token: AgentToken | None) -> Upload:
+    placement = placements.place(campaign, meta)
+    # One statement in autocommit; a savepoint inside a caller's transaction.
+    with transaction.atomic() if connection.in_atomic_block else nullcontext():
+        return Upload.objects.create(
+            campaign=campaign,
+            scenario_id=placement.scenario_id,
+            run_id=placement.run_id,
+            host_id=placement.host_id,
+            role=meta.role,
+            step_users=meta.step,
+            timezone=meta.timezone,
+            extra=dict(meta.extra),
+            filename=meta.filename[:255],
+            sha256=raw.sha256,
+            size=raw.size,
+            storage_key=raw.key,
+            kind=meta.kind or "auto",
+            token=token,
+        )
+
+
+def _existing(campaign: Campaign, raw: StoredRaw) -> Upload | None:
+    return Upload.objects.filter(campaign=campaign, sha256=raw.sha256).first()
 
 
 def enqueue(upload_id: int) -> bool:
