@@ -88,7 +88,7 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
             ingest.release(upload_id)
         raise self.retry(exc=exc, countdown=backoff(retries)) from exc
     log.info("upload %s stored: %s rows", upload_id, result.rows)
-    if result.first is not None:
+    if result.rollups_stale:
         refresh_rollups.apply_async()
     return "stored"
 

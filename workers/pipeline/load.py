@@ -41,6 +41,8 @@ class LoadResult:
     first: datetime | None = None
     last: datetime | None = None
     runs: set[int] = field(default_factory=set)
+    # Counter samples changed, so their rollups are out of date (timings have none).
+    rollups_stale: bool = False
 
 
 def _copy_text(value: str) -> str:
@@ -273,8 +275,9 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
             for run_id in result.runs - ({upload.run.pk} if upload.run else set()):
                 _widen_run(Run.objects.get(pk=run_id), None, None, parsed)
             dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]
-            if parsed.counters is not None:
+            if parsed.counters is not None and dirty:
                 RollupDirty.objects.bulk_create(RollupDirty(start=a, end=b) for a, b in dirty)
+                result.rollups_stale = True
             Upload.objects.filter(pk=upload.pk).update(
                 status=Upload.Status.STORED,
                 parser=parsed.parser,
