@@ -58,9 +58,7 @@ class AgentToken(models.Model):
         """The live token for this text, touching ``last_used_at``; None if unknown or revoked."""
         if not plain.startswith(TOKEN_PREFIX):
             return None
-        token = (
-            cls.objects.select_related("project").filter(digest=digest_token(plain), revoked_at=None).first()
-        )
+        token = cls.objects.filter(digest=digest_token(plain), revoked_at=None).first()
         if token is None:
             return None
         now = timezone.now()
