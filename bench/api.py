@@ -174,9 +174,11 @@ def latencies_ms(results: list[tuple[int, float, bytes]]) -> list[float]:
     return [seconds * 1000 for _, seconds, _ in results]
 
 
-def web_command(app: str, port: int, workers: int) -> list[str]:
+def web_command(app: str, port: int, workers: int, threads: int) -> list[str]:
     """Gunicorn as the benchmark runs it, for Headroom and for the baseline alike."""
     argv = [sys.executable, "-m", "gunicorn", app, "-b", f"127.0.0.1:{port}", "-w", str(workers)]
+    if threads > 1:
+        argv += ["-k", "gthread", "--threads", str(threads)]
     argv += ["--backlog", "2048", "--access-logfile", "-"]
     return argv + ["--access-logformat", "access %(m)s %(U)s %(s)s %(L)s"]
 
@@ -189,12 +191,14 @@ def up(port: int) -> bool:
 
 
 def baseline(
-    requests: list[tuple[str, bytes, dict[str, str]]], workers: int, rate: float, workdir: Path
+    requests: list[tuple[str, bytes, dict[str, str]]], workers: int, threads: int, rate: float, workdir: Path
 ) -> list[float]:
     """The same burst against ``bench/baseline_wsgi.py`` under the same gunicorn: the machine's floor."""
     port = free_port()
     proc = start(
-        web_command("bench.baseline_wsgi:app", port, workers), dict(os.environ), workdir / "baseline.log"
+        web_command("bench.baseline_wsgi:app", port, workers, threads),
+        dict(os.environ),
+        workdir / "baseline.log",
     )
     try:
         wait_for("baseline gunicorn up", lambda: up(port), 60)
@@ -216,6 +220,12 @@ def main() -> int:
     )
     cpus = os.cpu_count() or 2
     parser.add_argument("--web-workers", type=int, default=2 * cpus + 1, help="gunicorn workers")
+    parser.add_argument(
+        "--web-threads",
+        type=int,
+        default=1,
+        help="threads per gunicorn worker (more than 1: the gthread worker)",
+    )
     parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery prefork processes")
     parser.add_argument(
         "--worker-nice",
@@ -282,9 +292,15 @@ def main() -> int:
         env = dict(os.environ)
         port = free_port()
         requests = build_requests(args.endpoint, args.uploads, campaign.slug, token)
-        floor = baseline(requests, args.web_workers, args.rate, workdir)
+        floor = baseline(requests, args.web_workers, args.web_threads, args.rate, workdir)
 
-        procs.append(start(web_command("webapp.wsgi", port, args.web_workers), env, workdir / "gunicorn.log"))
+        procs.append(
+            start(
+                web_command("webapp.wsgi", port, args.web_workers, args.web_threads),
+                env,
+                workdir / "gunicorn.log",
+            )
+        )
         worker_argv = worker_command(f"bench-api-{os.getpid()}@%h", concurrency=args.worker_concurrency)
         if args.worker_nice:
             worker_argv = ["nice", "-n", str(args.worker_nice), *worker_argv]
@@ -292,13 +308,15 @@ def main() -> int:
         wait_for("gunicorn and a worker healthy", lambda: up(port), 90)
         # Warm every gunicorn worker (imports, a database connection); not measured.
         warm = fire(
-            port, [("/api/v1/uploads", b"", {"Authorization": f"Bearer {token}"})] * (2 * args.web_workers)
+            port,
+            [("/api/v1/uploads", b"", {"Authorization": f"Bearer {token}"})]
+            * (2 * args.web_workers * args.web_threads),
         )
         assert all(status == 400 for status, _, _ in warm), [status for status, _, _ in warm]
 
         pace = f"at {args.rate:g}/s" if args.rate > 0 else "at once"
         print(
-            f"sending {len(requests)} uploads {pace} to POST {requests[0][0]} ({args.web_workers} gunicorn workers)"
+            f"sending {len(requests)} uploads {pace} to POST {requests[0][0]} ({args.web_workers} gunicorn workers x {args.web_threads} threads)"
         )
         started = time.perf_counter()
         results = fire(port, requests, args.rate)
