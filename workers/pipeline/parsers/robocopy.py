@@ -149,10 +149,12 @@ DOUBLE_BYTE = ("cp932", "gbk", "big5", "cp949")
 _BANNER = re.compile(r"^[ \t]*ROBOCOPY[ \t]+::")
 _BANNER_IN_TEXT = re.compile(r"^[ \t]*ROBOCOPY[ \t]+::[ \t]*\S", re.MULTILINE)
 _RULE = re.compile(r"^\s*-{20,}\s*$")
-# A label has no digits (so "2026/01/13 17:59:24 ERROR ..." is not one); ":" or a full-width colon ends it.
-_LABEL = re.compile(
-    r"^[ \u00a0]*(?P<label>[^\d\t:\uff1a/\\|\"<>=*?]{1,48}?)[ \u00a0]*[:\uff1a](?P<value>.*)$"
-)
+# A label has no digits (so "2026/01/13 17:59:24 ERROR ..." is not one); the first ":" or
+# full-width colon ends it. Matched piecewise by _label_value: one regex with spaces on both
+# sides of an optional-space label backtracks quadratically on long runs of spaces.
+_COLON = re.compile(r"[:\uff1a]")
+_LABEL_TEXT = re.compile(r"[^\d\t:\uff1a/\\|\"<>=*?]{1,48}")
+_LABEL_PAD = " \u00a0"
 _PROGRESS = re.compile(r"^\s*\d+(?:[.,]\d+)?%\s*$")
 _ERROR_CODE = re.compile(r"\S\s+\d+\s+\(0x[0-9A-Fa-f]{8}\)")
 _SWITCH = re.compile(r"(?:^|\s)/[A-Za-z]")
@@ -401,13 +403,27 @@ def _table_row(value: str) -> _Row | None:
     return _row_of(wide, _WIDE_CELL)
 
 
+def _label_value(line: str) -> tuple[str, str] | None:
+    """``(label, value)`` of a ``Label : value`` line whose label holds a letter, else None."""
+    colon = _COLON.search(line)
+    if colon is None:
+        return None
+    label = line[: colon.start()].strip(_LABEL_PAD)
+    if not _LABEL_TEXT.fullmatch(label) or not any(ch.isalpha() for ch in label):
+        return None
+    value = line[colon.end() :]
+    if value.endswith("\n"):
+        value = value[:-1]
+    return None if "\n" in value else (label, value)
+
+
 def _has_summary_table(text: str) -> bool:
     numbers = times = 0
     for line in text.splitlines():
-        match = _LABEL.match(line)
-        if match is None or not any(ch.isalpha() for ch in match["label"]):
+        found = _label_value(line)
+        if found is None:
             continue
-        row = _table_row(match["value"])
+        row = _table_row(found[1])
         if row is None:
             continue
         if row.shape == "times":
@@ -596,10 +612,10 @@ class _Reader:
             return
         if job is not None and "(0x" in text and _ERROR_CODE.search(text):
             job.errors += 1
-        match = _LABEL.match(text)
-        if match is None or not any(ch.isalpha() for ch in match["label"]):
+        found = _label_value(text)
+        if found is None:
             return
-        label, value = match["label"], match["value"]
+        label, value = found
         key = fold_label(label)
         row = _table_row(value)
         if row is not None:

@@ -775,3 +775,31 @@ def test_it_refuses_absurd_figures_and_dates_instead_of_overflowing() -> None:
     assert "elapsed_s" not in figures
     # The year-1 Started date is not used; the Ended line stamps the figures.
     assert _times(parsed) == {_utc(2026, 7, 24, 2, 9, 6)}
+
+
+# --- hostile input (found by fuzzing) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [" " * 8_000, "\u00a0" * 8_000, "x" + " " * 8_000 + "y", " " * 8_000 + ":", "Dirs" + " " * 8_000 + "x"],
+    ids=["spaces", "nbsp", "inside", "before-colon", "after-label"],
+)
+def test_it_reads_a_summary_after_a_line_of_thousands_of_spaces(line: str) -> None:
+    text = _text(RIPVANNWINKLER)
+    summary = text[text.index("               Total") :]
+    assert PARSER.detect(line.encode(), line) == 0
+    padded = line + "\n" + summary
+    assert PARSER.detect(padded.encode(), padded) == 90
+    padded = text.replace("    Dirs :", line + "\n    Dirs :", 1)
+    figures = _figures(_parse(_decoded_bytes(padded.encode()), timezone="UTC"))
+    assert _row(figures, "dirs") == (10, 10, 0, 0, 0, 0)
+
+
+def test_it_reads_a_label_padded_with_thousands_of_spaces_before_its_colon() -> None:
+    text = _text(RIPVANNWINKLER).replace("    Dirs :", "    Dirs" + " " * 8_000 + ":", 1)
+    figures = _figures(_parse(_decoded_bytes(text.encode()), timezone="UTC"))
+    assert _row(figures, "dirs") == (10, 10, 0, 0, 0, 0)
+    text = _text(RIPVANNWINKLER).replace("    Dirs :", " " * 8_000 + "Dirs :", 1)
+    figures = _figures(_parse(_decoded_bytes(text.encode()), timezone="UTC"))
+    assert _row(figures, "dirs") == (10, 10, 0, 0, 0, 0)
