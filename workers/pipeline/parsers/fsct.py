@@ -121,13 +121,16 @@ LABELS: dict[str, str] = {
 }
 FLAGS = {"yes": 1.0, "y": 1.0, "true": 1.0, "1": 1.0, "no": 0.0, "n": 0.0, "false": 0.0, "0": 0.0}
 MISSING = frozenset(("", "-", "n/a", "na", "--"))
-_HEADER_LABEL = re.compile(r"[^\s\[]+(?:\s*\[[^\]]*\])?")
 _TIMESTAMP = r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?"
 _CELL = re.compile(rf"{_TIMESTAMP}|\S+")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
-_BANNER = re.compile(r"^\s*(?:Microsoft\s+)?File\s+Server\s+Capacity\s+Tool\b", re.IGNORECASE | re.MULTILINE)
+# Matched on one line with its leading space stripped: "^\s*" under re.MULTILINE runs across
+# blank lines from every line start, quadratic in a run of them.
+_BANNER = re.compile(r"(?:Microsoft\s+)?File\s+Server\s+Capacity\s+Tool\b", re.IGNORECASE)
 _VERSION = re.compile(r"\bFSCT\)?\s+v?(\d+(?:\.\d+)+)", re.IGNORECASE)
-_KEY_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _./-]{0,39}?)\s*:\s+(\S.*?)\s*$")
+# The value is stripped afterwards: "(\S.*?)\s*$" is quadratic in a run of spaces inside it.
+_KEY_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _./-]{0,39}?)\s*:\s+(\S.*)$")
+MAX_USERS = 2**31 - 1  # the step table's integer column
 
 
 @register
@@ -138,7 +141,7 @@ class FsctParser:
     binary: ClassVar[bool] = False
 
     def detect(self, head_bytes: bytes, head_text: str) -> int:
-        if _BANNER.search(head_text):
+        if any(_is_banner(line) for line in head_text.split("\n")):
             return 90
         for line in head_text.splitlines()[:500]:
             try:
@@ -163,6 +166,10 @@ class FsctParser:
 
 def _error(message: str, line: int | None = None, column: int | None = None) -> ParseError:
     return ParseError(message, line=line, column=column, parser=PARSER)
+
+
+def _is_banner(line: str) -> bool:
+    return _BANNER.match(line.lstrip()) is not None
 
 
 def _lines(stream: TextIO) -> Iterator[tuple[int, str, bool]]:
@@ -200,8 +207,9 @@ class _Header:
 
 def _split(line: str, delimiter: str | None, header: bool = False) -> list[_Cell]:
     if delimiter is None:
-        pattern = _HEADER_LABEL if header else _CELL
-        return [_Cell(match.group(), match.start() + 1) for match in pattern.finditer(line)]
+        if header:
+            return _header_labels(line)
+        return [_Cell(match.group(), match.start() + 1) for match in _CELL.finditer(line)]
     cells = []
     offset = 0
     for piece in line.split(delimiter):
@@ -212,12 +220,43 @@ def _split(line: str, delimiter: str | None, header: bool = False) -> list[_Cell
     return cells
 
 
+def _header_labels(line: str) -> list[_Cell]:
+    """Space-separated header labels, each with an optional unit in brackets: ``Duration [ms]``.
+
+    A scan rather than a regex: ``[^\\s\\[]+(?:\\s*\\[[^\\]]*\\])?`` looks for a ``]`` to the end
+    of the line after every label, quadratic when there is none.
+    """
+    cells = []
+    last_close = line.rfind("]")
+    position, end = 0, len(line)
+    while position < end:
+        char = line[position]
+        if char.isspace() or char == "[":
+            position += 1
+            continue
+        start = position
+        while position < end and not line[position].isspace() and line[position] != "[":
+            position += 1
+        unit = position
+        while unit < end and line[unit].isspace():
+            unit += 1
+        if unit < last_close and line[unit] == "[":
+            position = line.index("]", unit) + 1
+        cells.append(_Cell(line[start:position], start + 1))
+    return cells
+
+
 def _delimiter(line: str) -> str | None:
     return next((d for d in ("\t", ";", ",") if d in line), None)
 
 
 def _label(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"\s*\[", " [", text.strip().lower()))
+    """Lower case, one space between words and before a ``[unit]``.
+
+    Spaces are collapsed first: ``re.sub(r"\\s*\\[", ...)`` on a long run of them is quadratic.
+    """
+    collapsed = re.sub(r"\s+", " ", text.strip().lower())
+    return collapsed.replace(" [", "[").replace("[", " [")
 
 
 def _header(line: str, number: int) -> _Header | None:
@@ -299,7 +338,7 @@ class _Reader:
         (self.results if self.table.kind == "results" else self.responses).append(row)
 
     def _preamble(self, line: str) -> None:
-        if _BANNER.search(line):
+        if _is_banner(line):
             version = _VERSION.search(line)
             if version:
                 self.attributes["fsct_version"] = version.group(1)
@@ -308,7 +347,7 @@ class _Reader:
         if match:
             key = re.sub(r"[^a-z0-9]+", "_", match.group(1).lower()).strip("_")
             if key:
-                self.attributes[key] = match.group(2)
+                self.attributes[key] = match.group(2).rstrip()
 
     def _row(self, header: _Header, number: int, line: str) -> _Row:
         cells = _split(line, header.delimiter)
@@ -411,7 +450,10 @@ class _Reader:
                     raise _error(
                         "the step has neither Ended nor a Duration", row.line, where.column if where else None
                     )
-                end = start + duration
+                try:
+                    end = start + duration
+                except OverflowError:
+                    raise _error("the step ends after the year 9999", row.line) from None
             if end <= start:
                 raise _error("the step ends before it starts", row.line)
             if steps and start < steps[-1].ended_at:
@@ -454,7 +496,10 @@ def _duration(row: _Row) -> timedelta | None:
         if name in row.values:
             value = _Value(row, name).optional_number()
             if value is not None:
-                return timedelta(seconds=value * factor)
+                try:
+                    return timedelta(seconds=value * factor)
+                except OverflowError:  # beyond timedelta's billion days, or infinite
+                    raise _Value(row, name).fail("a duration of a plausible length") from None
     return None
 
 
@@ -523,9 +568,15 @@ class _Value:
         if self.row.delimiter not in (",", None):
             text = text.replace(",", ".")
         if self.name == "users":
-            if not text.isdigit() or int(text) <= 0:
+            # isdecimal, not isdigit: int() refuses superscripts ("²"), and thousands of digits.
+            if not text.isdecimal():
                 raise self.fail("a positive whole number")
-            return float(int(text))
+            users = int(text) if len(text) <= 10 else MAX_USERS + 1
+            if users <= 0:
+                raise self.fail("a positive whole number")
+            if users > MAX_USERS:
+                raise self.fail(f"at most {MAX_USERS:,}")
+            return float(users)
         if not _NUMBER.match(text):
             raise self.fail("a number" + (" (a percentage)" if percent else ""))
         value = float(text)
@@ -595,9 +646,15 @@ class _Clock:
         return self._zone
 
     def localise(self, moment: datetime, line: int | None, column: int | None) -> datetime:
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=self.zone(line, column))
-        return moment.astimezone(UTC)
+        aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=self.zone(line, column))
+        try:
+            return aware.astimezone(UTC)
+        except OverflowError:  # year 1 east of UTC, year 9999 west of it
+            raise _error(
+                f"the time {moment.isoformat()} is too close to year 1 or 9999 to express in UTC",
+                line,
+                column,
+            ) from None
 
     def utc(self, text: str, where: str, line: int | None, column: int | None) -> datetime:
         try:

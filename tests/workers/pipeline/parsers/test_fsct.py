@@ -370,3 +370,68 @@ def test_the_fio_parser_leaves_the_fsct_samples_alone() -> None:
     for path in SAMPLES.glob("*.txt"):
         decoded = decode(partial(io.BytesIO, path.read_bytes()))
         assert FioJsonParser().detect(decoded.head_bytes, decoded.head_text) == 0
+
+
+# --------------------------------------------------------------------------
+# Hostile input (found by fuzzing)
+
+
+def test_it_finds_the_banner_after_thousands_of_blank_lines() -> None:
+    assert _detect(b" \n" * 30_000) == 0
+    assert _detect(b" \n" * 30_000 + b"  File Server Capacity Tool (FSCT) 1.2\n") == 90
+    parsed = _parsed(" \n" * 30_000 + CLEAN.read_text())
+    assert parsed.run_attributes["fsct_version"] == "1.2"
+
+
+def test_it_keeps_a_preamble_value_with_a_long_run_of_spaces_inside() -> None:
+    text = CLEAN.read_text().replace("Server:      FILE3", "Server:      FILE3" + " " * 30_000 + "x  ")
+    assert _parsed(text).run_attributes["server"] == "FILE3" + " " * 30_000 + "x"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Users  Overload  Throughput  Started  Ended  " + "x[" * 5_000,  # no "]" after any label
+        "Users\tOverload\tThroughput\tStarted\tEnded\tNote [" + " " * 30_000 + "x]",
+    ],
+)
+def test_it_reads_a_header_with_thousands_of_unclosed_or_spaced_units(header: str) -> None:
+    assert _detect(header.encode() + b"\n") == 90
+    row = GOOD_ROW.rstrip("\n").replace("  ", "\t").replace("\t\t", "\t").split("\t")
+    error = _error(header + "\n" + "\t".join(row) + "\n")
+    assert "fields but the header" in error.message  # read as a header; the row lacks its extra cells
+    assert error.line == 2
+
+
+@pytest.mark.parametrize(
+    ("users", "words"),
+    [
+        ("\u00b2  ", "Users must be a positive whole number, got '\u00b2'"),  # isdigit() but not int()-able
+        ("9" * 400, "Users must be at most 2,147,483,647, got '" + "9" * 37 + "...'"),
+    ],
+)
+def test_it_refuses_a_user_count_it_cannot_store(users: str, words: str) -> None:
+    error = _error(GOOD_HEADER + GOOD_ROW.replace("100  ", users, 1))
+    assert error.message == words
+    assert (error.line, error.column) == (2, 1)
+
+
+def test_it_refuses_a_duration_too_long_for_a_date() -> None:
+    header = "Users  Overload  Throughput  Duration [s]  Started\n"
+    row = "100    0%        8.5         99999999999999999999  2015-07-01T09:02:00+10:00\n"
+    error = _error(header + row)
+    assert (
+        error.message == "Duration [s] must be a duration of a plausible length, got '99999999999999999999'"
+    )
+    assert (error.line, error.column) == (2, row.index("9999") + 1)
+    error = _error(header + "100    0%        8.5         7200          9999-12-31T23:00:00+00:00\n")
+    assert error.message == "the step ends after the year 9999"
+    assert error.line == 2
+
+
+def test_it_refuses_a_time_with_no_utc_equivalent() -> None:
+    error = _error(
+        HEADER_ONLY_TIMES.replace("2015-07-01 09:02:00", "0001-01-01 00:00:00"), timezone="Asia/Kolkata"
+    )
+    assert error.message == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC"
+    assert (error.line, error.column) == (3, HEADER_ONLY_TIMES.splitlines()[2].index("2015") + 1)
