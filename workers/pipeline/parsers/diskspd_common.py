@@ -35,7 +35,8 @@ TEXT_PERCENTILES = frozenset(("25", "50", "75", "90", "95", "99"))
 # Longer than any real run: durations beyond it are a corrupt file, not a test.
 MAX_SECONDS = 10 * 365 * 24 * 3600
 
-_SIZE = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+# On stripped text: "\s*([KMGT]i?B?|B)?\s*$" can split a run of spaces many ways (quadratic).
+_SIZE = re.compile(r"^([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?$", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DOUBLED_BACKSLASHES = re.compile(r"^(?:[A-Za-z]:\\\\|\\\\\\\\)")
@@ -70,7 +71,7 @@ def located_decode_error(exc: UnicodeDecodeError, decoded: Decoded, parser: str)
 
 def parse_size(text: str) -> int | None:
     """``4096``, ``4KiB``, ``64K``, ``1.95MiB``, ``8GB`` -> bytes (binary multiples, as DiskSpd means them)."""
-    match = _SIZE.match(text)
+    match = _SIZE.match(text.strip())
     if match is None:
         return None
     unit = (match.group(2) or "").upper()[:1]
@@ -279,7 +280,12 @@ def later(parser: str, moment: datetime, seconds: float, line: int) -> datetime:
         raise error(
             parser, f"the runs before this one add up to {seconds:g} s, which is implausible", line=line
         )
-    return moment + timedelta(seconds=seconds)
+    try:
+        return moment + timedelta(seconds=seconds)
+    except OverflowError:
+        raise error(
+            parser, f"{moment.isoformat()} plus {seconds:g} s is past the year 9999", line=line
+        ) from None
 
 
 def check_seconds(parser: str, seconds: float, label: str, line: int) -> None:
@@ -328,7 +334,12 @@ def _started_at(parser: str, context: ParseContext, line: int) -> datetime | Non
             moment = moment.replace(tzinfo=ZoneInfo(context.timezone))
         except (ZoneInfoNotFoundError, ValueError):
             raise error(parser, f"unknown timezone {context.timezone!r}", line=line) from None
-    moment = moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        raise error(
+            parser, f"started_at {text!r} is too close to year 1 or 9999 to express in UTC", line=line
+        ) from None
     if not _plausible(moment):
         raise error(
             parser,

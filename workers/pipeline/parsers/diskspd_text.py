@@ -38,7 +38,9 @@ from workers.pipeline.registry import ParseContext, register
 PARSER = "diskspd_text"
 
 _COMMAND = re.compile(r"^\s*Command Line:\s?(.*)$")
-_RESULTS = re.compile(r"^\s*Results for timespan\s+(\d{1,9})\s*:?\s*$", re.IGNORECASE)
+# No "\s*:?\s*$" (or ".+?\s*$") tails: two ways to split a run of spaces make a regex
+# quadratic in its length, so values are stripped first and the pattern ends at one place.
+_RESULTS = re.compile(r"^\s*Results for timespan\s+(\d{1,9})(?:\s*:)?$", re.IGNORECASE)  # on stripped text
 _RULE = re.compile(r"^\s*-{3,}\s*$")
 _DASHES = re.compile(r"^\s*-+\s*$")  # the rest of a dashed line a console wrapped
 _STARS = re.compile(r"^\s*\*{3,}\s*$")
@@ -69,12 +71,12 @@ _OUTSTANDING = re.compile(
     r"^number of outstanding I/O operations(?: per thread)?:\s*(\d{1,9})", re.IGNORECASE
 )
 _MIX = re.compile(r"read/write ratio:\s*(\d{1,9})\s*/\s*(\d{1,9})", re.IGNORECASE)
-_BLOCK = re.compile(r"^block size:\s*(.+?)\s*$", re.IGNORECASE)
+_BLOCK = re.compile(r"^block size:\s*(\S.*)$", re.IGNORECASE)  # on stripped text
 _MIXED_RANDOM = re.compile(r"^using mixed random/sequential I/O \((\d{1,9})% random\)", re.IGNORECASE)
 _THREADS_PER_FILE = re.compile(r"^threads per file:\s*(\d{1,9})", re.IGNORECASE)
 
 # Results block: "actual test time:\t10.00s", "thread count:\t\t4".
-_TEST_TIME = re.compile(r"^actual test time:\s*([\d.]+)\s*s?\s*$", re.IGNORECASE)
+_TEST_TIME = re.compile(r"^actual test time:\s*([\d.]+)(?:\s*s)?$", re.IGNORECASE)  # on stripped text
 _THREAD_COUNT = re.compile(r"^thread count:\s*(\d{1,9})\s*$", re.IGNORECASE)
 
 # Detection runs on a 64 KiB head: [ \t] rather than \s, which would let ^\s* run across lines.
@@ -179,7 +181,7 @@ def _number(cell: str, what: str, line: int, column: int | None = None) -> float
         return None
     if _DECIMAL.match(text):
         return float(text)
-    raise error(PARSER, f"{what} should be a number, got {cell.strip()!r}", line, column)
+    raise error(PARSER, f"{what} should be a number, got {cell.strip()[:40]!r}", line, column)
 
 
 def _count(cell: str, what: str, line: int, column: int | None = None) -> int:
@@ -195,6 +197,20 @@ def _without_size(cell: str) -> str:
     if cell.endswith(")") and (start := cell.rfind("(")) > 0:
         return cell[:start].rstrip()
     return cell
+
+
+def _without_suffix(text: str, suffix: str) -> str:
+    """``text`` without a trailing ``suffix`` (any case, then an optional ``:``) and the spaces before it.
+
+    Plain string work: ``re.sub(r"\\s*suffix\\s*:?\\s*$", ...)`` tries every start in a run of
+    spaces and is quadratic in its length.
+    """
+    body = text.rstrip()
+    if body.endswith(":"):
+        body = body[:-1].rstrip()
+    if body[-len(suffix) :].lower() != suffix:
+        return text
+    return body[: -len(suffix)].rstrip()
 
 
 def _column_of(line: str, index: int) -> int:
@@ -405,7 +421,7 @@ class _Report:
             if size is None or size <= 0:
                 raise error(
                     PARSER,
-                    f"block size {match.group(1)!r} is not a size DiskSpd writes (e.g. 4096 or 4KiB)",
+                    f"block size {match.group(1)[:40]!r} is not a size DiskSpd writes (e.g. 4096 or 4KiB)",
                     number,
                 )
             target.block_size = size
@@ -681,7 +697,7 @@ class _Report:
         lower = text.lower()
         if lower.rstrip(":") == "total" or lower.startswith("total latency"):
             return ""
-        text = re.sub(r"\s*latency distribution\s*:?\s*$", "", text, flags=re.IGNORECASE).rstrip(":").strip()
+        text = _without_suffix(text, "latency distribution").rstrip(":").strip()
         path = clean_path(text)
         if path in run.targets:
             return path

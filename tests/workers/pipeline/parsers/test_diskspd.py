@@ -24,7 +24,7 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser
+from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser, _without_suffix
 from workers.pipeline.parsers.diskspd_xml import DiskSpdXmlParser
 from workers.pipeline.records import Measurement, Parsed
 from workers.pipeline.registry import ParseContext
@@ -930,3 +930,54 @@ def test_detect_leaves_timings_and_other_xml_alone(text: str) -> None:
 def test_the_parsers_have_their_registry_names() -> None:
     assert (TEXT.name, TEXT.binary) == ("diskspd_text", False)
     assert (XMLP.name, XMLP.binary) == ("diskspd_xml", False)
+
+
+# --------------------------------------------------------------------------
+# hostile input (found by fuzzing)
+
+SPACES = " " * 15_000  # just under the 16 KiB line cap
+
+
+def test_it_reads_a_report_with_a_long_run_of_spaces_inside_a_results_line() -> None:
+    text = _read_text(AZURE)
+    padded = text.replace(
+        "Results for timespan 1:", f"Results for timespan 1{SPACES}x\nResults for timespan 1:", 1
+    )
+    assert _values(_text(padded.encode())) == _values(_text(AZURE))
+    spaced_unit = text.replace(
+        "actual test time:       600.00s", f"actual test time:       600.00{SPACES}s", 1
+    )
+    assert _values(_text(spaced_unit.encode())) == _values(_text(AZURE))
+
+
+def test_it_refuses_a_test_time_followed_by_a_long_run_of_spaces_and_text() -> None:
+    text = _read_text(AZURE).replace(
+        "actual test time:       600.00s", f"actual test time:       600.00{SPACES}x", 1
+    )
+    failure = _error(TEXT, text.encode(), extra={"started_at": STARTED})
+    assert failure.message == "results for timespan 1 (line 32) have no 'actual test time'"
+    assert failure.line == 32
+
+
+def test_it_refuses_a_block_size_with_a_long_run_of_spaces_inside() -> None:
+    text = _read_text(AZURE).replace("block size: 4096", f"block size: 4096{SPACES}x", 1)
+    failure = _error(TEXT, text.encode(), extra={"started_at": STARTED})
+    assert failure.message == (
+        f"block size {'4096' + SPACES[:36]!r} is not a size DiskSpd writes (e.g. 4096 or 4KiB)"
+    )
+    assert failure.line == 24
+
+
+@pytest.mark.parametrize(
+    ("heading", "without"),
+    [
+        ("Total latency distribution:", "Total"),
+        (r"E:\x.dat latency distribution :", r"E:\x.dat"),
+        (r"E:\x.dat   LATENCY DISTRIBUTION", r"E:\x.dat"),
+        ("latency distribution::", "latency distribution::"),  # one colon only
+        (rf"E:\x.dat{SPACES}x", rf"E:\x.dat{SPACES}x"),  # no suffix: kept whole
+        (rf"E:\x.dat{SPACES}latency distribution{SPACES}:{SPACES}", r"E:\x.dat"),
+    ],
+)
+def test_it_strips_latency_distribution_from_a_table_heading(heading: str, without: str) -> None:
+    assert _without_suffix(heading, "latency distribution") == without
