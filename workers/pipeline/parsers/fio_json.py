@@ -60,6 +60,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
+from workers.pipeline.jsontext import long_integer_error
 from workers.pipeline.records import Measurement, Parsed
 from workers.pipeline.registry import ParseContext, register
 
@@ -84,8 +85,10 @@ OPTION_PARAMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("size", ("size",)),
 )
 MESSAGE_LINES = 10
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?)(b?)\s*$", re.IGNORECASE)
+# On stripped text: "\s*([kmgtp]?)(i?)(b?)\s*$" can split a run of spaces many ways (quadratic).
+_SIZE = re.compile(r"^(\d{1,20}(?:\.\d{1,20})?)\s*([kmgtp]?)(i?)(b?)$", re.IGNORECASE)
 _JOBNAME = re.compile(r'"jobname"\s*:')
+_OBJECT_START = re.compile(r'\{[ \t\n\r]*["}]')  # where a JSON object can start
 _CTIME = re.compile(r"^\s*[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})\s*$")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -146,6 +149,12 @@ def _find_document(text: str) -> tuple[dict[str, Any], int, int]:
     other_object: int | None = None
     position = text.find("{")
     while position != -1:
+        if found is None and first_failure is not None and not _OBJECT_START.match(text, position):
+            # Cannot start an object, and its error would not be reported: skip it without
+            # raw_decode, whose error costs a count of the lines before it (a run of
+            # thousands of "{" would be quadratic).
+            position = text.find("{", position + 1)
+            continue
         try:
             value, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
@@ -156,6 +165,8 @@ def _find_document(text: str) -> tuple[dict[str, Any], int, int]:
             continue
         except RecursionError:
             raise _error("invalid JSON: nested too deeply", *_where(text, position)) from None
+        except ValueError:  # an integer too long for int()
+            raise long_integer_error(text, position, PARSER, "invalid fio JSON") from None
         if _is_fio(value):
             found = (value, position, end)
         elif other_object is None and found is None:
@@ -279,14 +290,19 @@ def _show(value: Any) -> str:
 
 def _document_time(document: Mapping[str, Any], context: ParseContext, line: int) -> datetime:
     stamp = document.get("timestamp")
-    if isinstance(stamp, int | float) and not isinstance(stamp, bool) and math.isfinite(stamp) and stamp > 0:
-        return datetime.fromtimestamp(stamp, UTC)
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool) and _finite(stamp) and stamp > 0:
+        try:
+            return datetime.fromtimestamp(stamp, UTC)
+        except (OverflowError, OSError, ValueError):  # past the year 9999
+            raise _error(
+                f'"timestamp" {_show(stamp)} is not a time fio can have written (epoch seconds)', line
+            ) from None
     zone = _zone(context.timezone)
     text = document.get("time")
     if isinstance(text, str) and zone is not None:
         moment = _ctime(text)
         if moment is not None:
-            return moment.replace(tzinfo=zone).astimezone(UTC)
+            return _utc(moment, zone, line)
     started = context.extra.get("started_at", "").strip()
     if started:
         try:
@@ -295,14 +311,12 @@ def _document_time(document: Mapping[str, Any], context: ParseContext, line: int
             raise _error(
                 f"started_at must be an ISO 8601 timestamp such as 2015-07-01T10:15:00+10:00, got {started!r}"
             ) from None
-        if moment.tzinfo is None:
-            if zone is None:
-                raise _error(
-                    f"started_at {started!r} has no UTC offset; add one (e.g. Z or +10:00) "
-                    "or upload the file with a timezone"
-                )
-            moment = moment.replace(tzinfo=zone)
-        return moment.astimezone(UTC)
+        if moment.tzinfo is None and zone is None:
+            raise _error(
+                f"started_at {started!r} has no UTC offset; add one (e.g. Z or +10:00) "
+                "or upload the file with a timezone"
+            )
+        return _utc(moment, zone, None)
     if isinstance(text, str):
         raise _error(
             f'fio wrote only a local "time" ({text!r}) and no "timestamp"; upload the file with '
@@ -314,6 +328,24 @@ def _document_time(document: Mapping[str, Any], context: ParseContext, line: int
         "(ISO 8601, e.g. 2015-07-01T10:15:00+10:00)",
         line,
     )
+
+
+def _utc(moment: datetime, zone: ZoneInfo | None, line: int | None) -> datetime:
+    """``moment`` in UTC, read in ``zone`` when it has no offset of its own."""
+    try:
+        return (moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)).astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        raise _error(
+            f"the time {moment.isoformat()} is too close to year 1 or 9999 to express in UTC", line
+        ) from None
+
+
+def _finite(value: float) -> bool:
+    """``math.isfinite`` for JSON numbers, which may be integers beyond any float."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _zone(name: str | None) -> ZoneInfo | None:
@@ -363,7 +395,7 @@ def _params(options: Mapping[str, str], job: Mapping[str, Any], line: int) -> di
                 params[name] = options[key].strip()
                 break
     error = job.get("error", 0)
-    if isinstance(error, bool) or not isinstance(error, int | float):
+    if isinstance(error, bool) or not isinstance(error, int | float) or not _finite(error):
         raise _error(f'"error" must be a number, got {_show(error)}', line)
     if error:
         params["error"] = str(int(error))
@@ -382,9 +414,10 @@ def _block_size(text: str, kb_base: int, line: int) -> str:
     if "-" in text or ":" in text:
         low, _, high = text.replace(":", "-").partition("-")
         return f"{_block_size(low, kb_base, line)}-{_block_size(high, kb_base, line)}"
-    match = _SIZE.match(text)
+    match = _SIZE.match(text.strip())
     if match is None:
-        raise _error(f"block size {text!r} is not a fio size such as 4k or 1M", line)
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise _error(f"block size {shown!r} is not a fio size such as 4k or 1M", line)
     number, prefix, iec, _ = match.groups()
     power = "kmgtp".find(prefix.lower()) + 1 if prefix else 0
     # fio's default kb_base=1024 reads "4k" as 4096 and "4ki" as 4000 (its
@@ -401,7 +434,7 @@ def _number(section: Mapping[str, Any], key: str, where: str, line: int) -> floa
     value = section.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
         raise _error(f'"{where}.{key}" must be a number, got {_show(value)}', line)
     return float(value)
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from workers.pipeline.decode import Decoded, Opener
 from workers.pipeline.errors import ParseError
+from workers.pipeline.jsontext import long_integer_error
 from workers.pipeline.parsers.perfmon_csv import split_counter_path
 from workers.pipeline.records import CounterColumn, CounterRow, CounterTable, Parsed
 from workers.pipeline.registry import ParseContext, register
@@ -36,7 +37,12 @@ def _time(value: Any, index: int) -> datetime:
         ) from None
     if moment.tzinfo is None:
         raise ParseError(f"samples[{index}].time {value!r} needs a UTC offset (e.g. Z)", parser=NAME)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        raise ParseError(
+            f"samples[{index}].time {value!r} is too close to year 1 or 9999 to express in UTC", parser=NAME
+        ) from None
 
 
 def _column(sample: dict[str, Any], index: int, host: str) -> CounterColumn:
@@ -57,6 +63,17 @@ def _column(sample: dict[str, Any], index: int, host: str) -> CounterColumn:
     return CounterColumn(host, object_name, str(sample.get("instance") or ""), name, "")
 
 
+def _value(value: Any, index: int) -> float:
+    if not isinstance(value, bool) and isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond any float
+            number = math.inf
+        if math.isfinite(number):
+            return number
+    raise ParseError(f"samples[{index}].value must be a finite number", parser=NAME)
+
+
 @register
 class SamplesJsonParser:
     name: ClassVar[str] = NAME
@@ -69,12 +86,15 @@ class SamplesJsonParser:
     def parse(self, source: Decoded | Opener, context: ParseContext) -> Parsed:
         assert isinstance(source, Decoded)
         with source.open_text() as handle:
-            try:
-                body = json.load(handle)
-            except json.JSONDecodeError as exc:
-                raise ParseError(
-                    f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME
-                ) from None
+            text = handle.read()
+        try:
+            body = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(
+                f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME
+            ) from None
+        except ValueError:  # an integer too long for int()
+            raise long_integer_error(text, 0, NAME) from None
         samples = body.get("samples") if isinstance(body, dict) else None
         if not isinstance(samples, list):
             raise ParseError("expected a JSON object with a 'samples' list", line=1, parser=NAME)
@@ -87,10 +107,8 @@ class SamplesJsonParser:
             column = _column(sample, index, host)
             key = CounterColumn(column.host, column.object, column.instance, column.counter)
             position = columns.setdefault(key, len(columns))
-            value = sample.get("value")
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ParseError(f"samples[{index}].value must be a finite number", parser=NAME)
-            by_time.setdefault(_time(sample.get("time"), index), {})[position] = repr(float(value))
+            value = _value(sample.get("value"), index)
+            by_time.setdefault(_time(sample.get("time"), index), {})[position] = repr(value)
         ordered = list(columns)
 
         def rows() -> Iterator[CounterRow]:

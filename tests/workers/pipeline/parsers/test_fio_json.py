@@ -412,3 +412,90 @@ def test_it_has_finite_values_only() -> None:
     for path in FIO_FILES:
         for item in _parsed_path(path, extra=STARTED).measurements:
             assert math.isfinite(item.value), (path.name, item.metric)
+
+
+# --------------------------------------------------------------------------
+# Hostile input (found by fuzzing)
+
+LONG_DIGITS = "9" * 5000  # past Python's 4,300-digit limit for int()
+
+
+def test_it_points_at_an_integer_too_long_to_read() -> None:
+    text = "fio: one\n" + _doc_text(_base()).replace('"error": 0', '"error": ' + LONG_DIGITS, 1)
+    error = _error(text)
+    assert error.message.startswith("invalid fio JSON: a whole number has more than 4,300 digits; expected")
+    line = text[: text.index(LONG_DIGITS)].count("\n") + 1
+    assert (error.line, error.column) == (line, text.splitlines()[line - 1].index(LONG_DIGITS) + 1)
+
+
+def test_it_skips_a_long_digit_string_inside_a_json_string_when_locating_the_integer() -> None:
+    doc = _base()
+    doc["jobs"][0]["job options"]["comment"] = LONG_DIGITS
+    text = _doc_text(doc).replace('"error": 0', '"error": -' + LONG_DIGITS, 1)
+    error = _error(text)
+    assert error.line == text[: text.index("-" + LONG_DIGITS)].count("\n") + 1
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("iops", "9" * 400, '"write.iops" must be a number, got 999'),
+        ("iops", "Infinity", '"write.iops" must be a number, got Infinity'),
+    ],
+)
+def test_it_refuses_a_figure_beyond_any_float(key: str, value: str, words: str) -> None:
+    doc = _base()
+    doc["jobs"][0]["write"][key] = 12345.5
+    error = _error(_doc_text(doc).replace("12345.5", value))
+    assert error.message.startswith(words)
+
+
+def test_it_refuses_an_error_code_or_timestamp_beyond_any_date_or_float() -> None:
+    doc = _base()
+    doc["jobs"][0]["error"] = 12345.5
+    assert (
+        '"error" must be a number, got Infinity'
+        in _error(_doc_text(doc).replace("12345.5", "Infinity")).message
+    )
+    doc = _base()
+    doc["timestamp"] = 12345.5
+    error = _error(_doc_text(doc).replace("12345.5", "9" * 400))  # not a float: falls back, no started_at
+    assert "started_at" in error.message
+    error = _error(_doc_text(doc).replace("12345.5", "99999999999999"))
+    assert error.message == '"timestamp" 99999999999999 is not a time fio can have written (epoch seconds)'
+    assert error.line == 1
+
+
+def test_it_refuses_a_block_size_too_long_to_be_a_number() -> None:
+    with pytest.raises(ParseError) as info:
+        _block_size("4" * 400 + "k", 1024, 7)
+    assert info.value.message == f"block size '{'4' * 37}...' is not a fio size such as 4k or 1M"
+    assert info.value.line == 7
+    assert _block_size("  4k  ", 1024, 1) == "4096"
+    with pytest.raises(ParseError):
+        _block_size("4" + " " * 30_000 + "x", 1024, 7)
+
+
+def test_it_refuses_a_local_time_with_no_utc_equivalent() -> None:
+    doc = _base()
+    del doc["timestamp"], doc["timestamp_ms"]
+    doc["time"] = "Mon Jan  1 00:00:00 0001"
+    error = _error(_doc_text(doc), timezone="Asia/Kolkata")
+    assert error.message == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC"
+    assert error.line == 1
+
+
+def test_it_finds_the_document_after_a_run_of_thousands_of_braces() -> None:
+    parsed = _parsed("{" * 50_000 + "\n" + _doc_text(_base()))
+    assert parsed.run_attributes["fio_messages"] == "{" * 2000
+    values = {key: item.value for key, item in _by_key(parsed).items()}
+    assert values == {key: item.value for key, item in _by_key(_parsed(_doc_text(_base()))).items()}
+
+
+def test_it_reports_the_first_json_error_of_a_document_holding_a_run_of_braces() -> None:
+    text = _doc_text(_base()).replace('"jobs": [', '"jobs": [' + "{" * 50_000, 1)
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    error = _error(text)
+    assert error.message == f"invalid fio JSON: {expected.value.msg}"
+    assert (error.line, error.column) == (expected.value.lineno, expected.value.colno)

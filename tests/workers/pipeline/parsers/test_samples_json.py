@@ -1,0 +1,68 @@
+"""The agent's live-samples parser: one batch, and the hostile input fuzzing found."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from workers.pipeline.decode import decode
+from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.samples_json import SamplesJsonParser
+from workers.pipeline.records import CounterRow, Parsed
+from workers.pipeline.registry import ParseContext
+
+COUNTER = "\\\\FS01\\Processor(_Total)\\% Processor Time"
+LONG_DIGITS = "9" * 5000  # past Python's 4,300-digit limit for int()
+
+
+def _batch(value: Any = 12.5, time: str = "2015-06-01T10:00:00Z") -> dict[str, Any]:
+    return {"host": "FS01", "samples": [{"time": time, "counter": COUNTER, "value": value}]}
+
+
+def _parsed(text: str) -> Parsed:
+    raw = text.encode()
+    return SamplesJsonParser().parse(decode(lambda: io.BytesIO(raw)), ParseContext())
+
+
+def _rows(text: str) -> list[CounterRow]:
+    parsed = _parsed(text)
+    assert parsed.counters is not None
+    return list(parsed.counters.rows)
+
+
+def _error(text: str) -> ParseError:
+    with pytest.raises(ParseError) as info:
+        _rows(text)
+    assert info.value.parser == "samples"
+    return info.value
+
+
+def test_it_reads_a_batch_into_one_row_per_time() -> None:
+    (row,) = _rows(json.dumps(_batch()))
+    assert row.time == datetime(2015, 6, 1, 10, 0, tzinfo=UTC)
+    assert row.values == ["12.5"]
+
+
+def test_it_points_at_an_integer_too_long_to_read() -> None:
+    text = json.dumps(_batch(), indent=1).replace("12.5", LONG_DIGITS)
+    error = _error(text)
+    assert error.message.startswith("invalid JSON: a whole number has more than 4,300 digits; expected")
+    line = text[: text.index(LONG_DIGITS)].count("\n") + 1
+    assert (error.line, error.column) == (line, text.splitlines()[line - 1].index(LONG_DIGITS) + 1)
+
+
+@pytest.mark.parametrize("value", ["9" * 400, "-" + "9" * 400, "Infinity", "NaN"])
+def test_it_refuses_a_value_beyond_any_float(value: str) -> None:
+    error = _error(json.dumps(_batch()).replace("12.5", value))
+    assert error.message == "samples[0].value must be a finite number"
+
+
+def test_it_refuses_a_time_with_no_utc_equivalent() -> None:
+    error = _error(json.dumps(_batch(time="0001-01-01T00:00:00+05:00")))
+    assert error.message == (
+        "samples[0].time '0001-01-01T00:00:00+05:00' is too close to year 1 or 9999 to express in UTC"
+    )
