@@ -49,6 +49,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
+from workers.pipeline.jsontext import long_integer_error
 from workers.pipeline.records import Measurement, Parsed
 from workers.pipeline.registry import ParseContext, register
 
@@ -57,6 +58,7 @@ REQUIRED = ("name", "started_at", "duration_ms")
 # A timings document is read whole (JSON needs it); beyond this it is refused
 # with a message instead of exhausting the worker's memory.
 MAX_TEXT_CHARS = 256 * 1024 * 1024
+MAX_REPETITION = 2**31 - 1  # the measurement table's integer column
 UNITS_TO_MS: Mapping[str, float] = {
     "ms": 1.0,
     "us": 0.001,
@@ -82,9 +84,12 @@ TIMESPAN_KEYS = frozenset(
     )
 )
 _WS = re.compile(r"[ \t\r\n]*")
-_KEY_VALUE = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*?)\s*$")
-_MC_LIST = re.compile(r"^\s*Days\s*:\s*\d+\s*$.*^\s*TotalMilliseconds\s*:", re.MULTILINE | re.DOTALL)
-_MC_TABLE = re.compile(r"^\s*TotalMilliseconds\s*\r?\n\s*-{3,}\s*$", re.MULTILINE)
+# Matched line by line, and the value stripped rather than matched by "(.*?)\s*$": a regex
+# that can split a run of spaces two ways (or whose \s runs across lines) is quadratic in it.
+_KEY_VALUE = re.compile(r"^\s*([A-Za-z]+)\s*:(.*)$")
+_MC_DAYS = re.compile(r"\s*Days\s*:\s*\d+\s*")
+_MC_TOTAL = re.compile(r"\s*TotalMilliseconds\s*:")
+_MC_TABLE_HEADER = re.compile(r"\s*TotalMilliseconds\s*")
 _NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
 _RULE = re.compile(r"^\s*-{3,}\s*$")
 
@@ -203,7 +208,14 @@ class _Clock:
                     column,
                 )
             moment = moment.replace(tzinfo=zone)
-        return moment.astimezone(UTC)
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:  # year 1 east of UTC, year 9999 west of it
+            raise _error(
+                f"{where} {_show(text)} is too close to year 1 or 9999 to express in UTC; expected a real time",
+                line,
+                column,
+            ) from None
 
 
 @dataclass
@@ -300,11 +312,18 @@ class _RowReader:
             number = value
         elif isinstance(value, float) and value.is_integer():
             number = int(value)
-        elif isinstance(value, str) and value.strip().isdigit():
-            number = int(value.strip())
+        elif isinstance(value, str) and value.strip().isdecimal():
+            digits = value.strip()  # int() of thousands of digits is refused, and slow
+            number = int(digits) if len(digits) <= 10 else MAX_REPETITION + 1
         if number is None or number < 1:
             raise _error(
                 f'"repetition" must be a positive whole number, got {_show(value)}', found.line, found.column
+            )
+        if number > MAX_REPETITION:
+            raise _error(
+                f'"repetition" must be at most {MAX_REPETITION:,}, got {_show(value)}',
+                found.line,
+                found.column,
             )
         return number
 
@@ -343,7 +362,10 @@ def _number(value: Any, comma_decimal: bool = False) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond any float
+            return math.inf
     if not isinstance(value, str):
         return None
     text = value.strip()
@@ -365,6 +387,12 @@ def _scenario_dims(found: _Field) -> dict[str, str]:
             except json.JSONDecodeError as exc:
                 raise _error(
                     f'"scenario" is not valid JSON ({exc.msg} at character {exc.pos + 1})',
+                    found.line,
+                    found.column,
+                ) from None
+            except ValueError:  # an integer too long for int()
+                raise _error(
+                    '"scenario" holds a number too long to read; expected an object of short values',
                     found.line,
                     found.column,
                 ) from None
@@ -444,6 +472,8 @@ class _JsonScanner:
             return self._decoder.raw_decode(self.text, index)
         except json.JSONDecodeError as exc:
             raise _error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        except ValueError:  # an integer too long for int()
+            raise long_integer_error(self.text, index, PARSER) from None
         except RecursionError:
             raise self.fail("nested too deeply", index) from None
 
@@ -583,7 +613,7 @@ def _first_json_row(text: str) -> dict[str, Any] | None:
             return None
         try:
             value, _ = decoder.raw_decode(text, index)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or a number int() refuses
             return None
         return value if isinstance(value, dict) else None
 
@@ -607,10 +637,18 @@ def _csv_header(text: str) -> tuple[str, list[str]] | None:
     """``(delimiter, lower-cased names)`` if the first line is a timings header."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     for delimiter in (",", ";", "\t"):
-        names = [name.strip().lower() for name in next(csv.reader([first], delimiter=delimiter), [])]
+        names = [name.strip().lower() for name in _header_cells(first, delimiter)]
         if all(required in names for required in REQUIRED):
             return delimiter, names
     return None
+
+
+def _header_cells(line: str, delimiter: str) -> list[str]:
+    """The cells of a header line; none when the csv module refuses it (a field over its size limit)."""
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return []
 
 
 def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
@@ -618,7 +656,13 @@ def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
     header_line, header_text = next(((n, text) for n, text in lines if text.strip()), (1, ""))
     found = _csv_header(header_text)
     if found is None:
-        names = [name.strip() for name in next(csv.reader([header_text]), [])]
+        try:
+            names = [name.strip() for name in next(csv.reader([header_text]), [])]
+        except csv.Error as exc:
+            raise _error(
+                f"malformed CSV header ({exc}); expected a header with at least {','.join(REQUIRED)}",
+                line=header_line,
+            ) from None
         missing = [name for name in REQUIRED if name not in (n.lower() for n in names)]
         raise _error(
             "not a timings file: expected JSON, Measure-Command output, or a CSV header with at least "
@@ -677,7 +721,20 @@ def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
 
 
 def _looks_like_measure_command(text: str) -> bool:
-    return bool(_MC_LIST.search(text) or _MC_TABLE.search(text))
+    """A ``Days : 0`` line with a ``TotalMilliseconds :`` line after it, or a ``TotalMilliseconds`` table."""
+    days_seen = after_header = False
+    for line in text.split("\n"):
+        if days_seen and _MC_TOTAL.match(line):
+            return True
+        if after_header and line.strip():
+            if _RULE.match(line):
+                return True
+            after_header = False
+        if _MC_DAYS.fullmatch(line):
+            days_seen = True
+        elif _MC_TABLE_HEADER.fullmatch(line):
+            after_header = True
+    return False
 
 
 @dataclass
@@ -707,7 +764,13 @@ def _parse_measure_command(text: str, context: ParseContext, clock: _Clock) -> l
                 time=moment, metric=name, value=duration, unit="ms", repetition=repetition, line=block.line
             )
         )
-        moment += timedelta(milliseconds=duration)
+        try:
+            moment += timedelta(milliseconds=duration)
+        except OverflowError:
+            raise _error(
+                f"Measure-Command durations add up to more than a date can hold (block {repetition})",
+                block.line,
+            ) from None
     return measurements
 
 
@@ -736,7 +799,7 @@ def _timespan_blocks(text: str) -> list[_Block]:
         if current is None or key == "days" or key in current.values:
             current = _Block(number)
             blocks.append(current)
-        current.values[key] = (match.group(2), number)
+        current.values[key] = (match.group(2).strip(), number)
     return blocks
 
 
