@@ -76,6 +76,19 @@ def claim(upload_id: int, task_id: str) -> Upload | None:
     return Upload.objects.select_related("campaign__project", "host", "run", "scenario").get(pk=upload_id)
 
 
+def claimed_by_lost_attempt(upload_id: int, task_id: str) -> bool:
+    """True if ``claim`` failed only because an earlier run of this same task still holds the lock.
+
+    When a pool process is SIGKILLed its message is redelivered at once (acks
+    late, reject on worker lost), often before PostgreSQL has noticed that the
+    dead process's session is gone -- a backend busy with a long statement only
+    notices when it next talks to its client. The lock is then held by nobody
+    alive, and the redelivery must try again shortly rather than drop its
+    message and leave the upload to the sweeper.
+    """
+    return Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING, claimed_by=task_id).exists()
+
+
 def reset_if_orphaned(upload_id: int) -> bool:
     """Give a ``parsing`` upload whose worker died back to ``received``; True if it was requeued.
 

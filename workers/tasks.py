@@ -49,6 +49,10 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
     try:
         upload = ingest.claim(upload_id, task_id)
         if upload is None:
+            retries = self.request.retries
+            if ingest.claimed_by_lost_attempt(upload_id, task_id) and retries < settings.INGEST_MAX_RETRIES:
+                # Our own killed run's session still holds the lock: try again soon.
+                raise self.retry(countdown=backoff(retries))
             return "skipped"
         # The claim's lock is held until the outcome is recorded, so the
         # sweeper never mistakes this live task for a dead one.

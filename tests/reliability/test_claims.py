@@ -75,6 +75,18 @@ def test_no_task_claims_an_upload_another_live_task_holds(upload):
     assert upload.status in ("received", "queued") and upload.attempts == 0
 
 
+def test_a_redelivery_whose_killed_run_still_holds_the_lock_knows_to_try_again(upload):
+    # The killed run's session lingers until PostgreSQL notices it is gone.
+    mark_parsing(upload, "task-a")
+    with closing(other_worker()) as lingering:
+        assert holds_lock(lingering, upload.pk)
+        assert ingest.claim(upload.pk, "task-a") is None
+        assert ingest.claimed_by_lost_attempt(upload.pk, "task-a") is True
+        assert ingest.claimed_by_lost_attempt(upload.pk, "task-b") is False
+    wait_until(lambda: ingest.claim(upload.pk, "task-a"), 10, "the redelivery's claim")
+    ingest.unlock(upload.pk)
+
+
 def test_a_task_lets_go_of_the_lock_when_it_ends_whatever_the_outcome(campaign, upload):
     ingest_upload.apply(args=(upload.pk,))
     bad = rawstore.save_bytes(
