@@ -22,7 +22,6 @@ import codecs
 import io
 import itertools
 import json
-import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,14 +45,7 @@ from workers.pipeline.errors import ParseError
 from workers.pipeline.load import delete_rows
 from workers.pipeline.registry import all_parsers, detect_parser
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.django_db,
-    # Open findings (docs/reliability.md): quadratic regexes in the robocopy, FSCT and DiskSpd-text
-    # detectors and unread huge integers in the JSON parsers fail this test. Until they are fixed it
-    # runs with `make reliability` (HEADROOM_FUZZ=1), not in every CI run.
-    pytest.mark.skipif(os.environ.get("HEADROOM_FUZZ") != "1", reason="fuzzing runs with make reliability"),
-]
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 TOTAL_EXAMPLES = env_int("HEADROOM_FUZZ_EXAMPLES", 3000)
 PARSERS = sorted(all_parsers())
