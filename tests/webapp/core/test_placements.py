@@ -16,6 +16,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 META = UploadMeta(filename="t.json", scenario={"av": "on", "disk_type": "ssd"}, host="FS01", run="r1")
 
 
+def placed(upload: Upload) -> tuple[int, int]:
+    """The upload's scenario and run ids (both set by accept)."""
+    assert upload.scenario_id is not None and upload.run_id is not None
+    return upload.scenario_id, upload.run_id
+
+
 def statements(queries: CaptureQueriesContext) -> list[str]:
     return [q["sql"].split()[0] for q in queries.captured_queries]
 
@@ -34,8 +40,8 @@ def test_a_second_upload_to_the_same_place_costs_one_insert_and_the_queued_mark(
         first.host_id,
     )
     assert Scenario.objects.filter(campaign=campaign).count() == 1
-    assert Run.objects.get(pk=second.run_id).name == "r1"
-    assert Host.objects.get(pk=second.host_id).name == "FS01"
+    assert Run.objects.get(uploads=second).name == "r1"
+    assert Host.objects.get(uploads=second).name == "FS01"
 
 
 def test_the_same_bytes_to_a_remembered_place_are_found_as_a_duplicate():
@@ -50,14 +56,16 @@ def test_the_same_bytes_to_a_remembered_place_are_found_as_a_duplicate():
 def test_a_remembered_run_that_was_deleted_is_resolved_again():
     campaign = make_campaign()
     first, _ = accept(campaign, rawstore.save_bytes(b"before"), META)
-    Run.objects.filter(pk=first.run_id).delete()  # the first upload keeps its rows, run unset
-    Scenario.objects.filter(pk=first.scenario_id).delete()
+    first_scenario, first_run = placed(first)
+    Run.objects.filter(pk=first_run).delete()  # the first upload keeps its rows, run unset
+    Scenario.objects.filter(pk=first_scenario).delete()
     second, duplicate = accept(campaign, rawstore.save_bytes(b"after"), META)
     assert duplicate is False
-    run = Run.objects.get(pk=second.run_id)
-    assert run.pk != first.run_id
-    assert (run.name, run.scenario_id) == ("r1", second.scenario_id)
-    assert Scenario.objects.get(pk=second.scenario_id).av == "on"
+    second_scenario, second_run = placed(second)
+    run = Run.objects.get(pk=second_run)
+    assert run.pk != first_run
+    assert (run.name, run.scenario_id) == ("r1", second_scenario)
+    assert Scenario.objects.get(pk=second_scenario).av == "on"
     first.refresh_from_db()
     assert (first.run_id, first.scenario_id) == (None, None)
 
@@ -67,10 +75,10 @@ def test_inside_a_transaction_nothing_remembered_is_used():
     first, _ = accept(campaign, rawstore.save_bytes(b"outside"), META)
     assert placements.is_remembered(campaign, META)
     with transaction.atomic():
-        Run.objects.filter(pk=first.run_id).delete()
+        Run.objects.filter(pk=placed(first)[1]).delete()
         assert not placements.is_remembered(campaign, META)
         inside, _ = accept(campaign, rawstore.save_bytes(b"inside"), META)
-    assert Run.objects.filter(pk=inside.run_id).exists()
+    assert Run.objects.filter(pk=placed(inside)[1]).exists()
     assert inside.run_id != first.run_id
 
 

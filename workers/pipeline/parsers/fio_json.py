@@ -264,7 +264,7 @@ def _parse_text(text: str, context: ParseContext) -> Parsed:
 
 def _job_lines(text: str, start: int, end: int, count: int) -> list[int]:
     """The line of each job's ``"jobname"`` key, when they can be told apart."""
-    offsets = [start + match.start() for match in _JOBNAME.finditer(text, start, end)]
+    offsets = [match.start() for match in _JOBNAME.finditer(text, start, end)]
     if len(offsets) != count:
         return []
     lines = []

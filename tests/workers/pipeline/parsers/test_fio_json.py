@@ -175,8 +175,8 @@ def test_it_skips_the_error_lines_before_the_json_and_marks_the_error_code() -> 
     assert found["fiotest", "read.clat.p95_ms"].value == pytest.approx(9.371648)  # 9371648 ns
     assert found["fiotest", "read.io_bytes"].value == 536973312
     assert found["fiotest", "read.iops"].time == datetime(2020, 8, 25, 19, 57, 13, tzinfo=UTC)
-    # The JSON starts on line 3; the job's "jobname" is on line 29.
-    assert found["fiotest", "read.iops"].line == 29
+    # The JSON starts on line 3; the job's "jobname" is on line 20.
+    assert found["fiotest", "read.iops"].line == 20
     attributes = parsed.run_attributes
     assert attributes["error"] == "42"
     assert attributes["block_size"] == "4096"  # bs=4k from the global options
