@@ -210,6 +210,8 @@ WORKER_STALE_SECONDS = env_int("HEADROOM_WORKER_STALE_SECONDS", 60, minimum=1)
 INGEST_MAX_RETRIES = env_int("HEADROOM_INGEST_MAX_RETRIES", 8, minimum=0)
 # The sweeper queues an upload still 'received' after this long (broker outage).
 SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
+# ... and sends an upload still 'queued' after this long again (its message may be lost).
+REQUEUE_AFTER_SECONDS = env_int("HEADROOM_REQUEUE_AFTER_SECONDS", 600, minimum=1)
 
 # --- Cache (share-link and API rate limits) ----------------------------------
 CACHES = {

@@ -120,21 +120,31 @@ def sweep_uploads() -> int:
 
     A ``parsing`` upload whose claim lock is free lost its worker (see
     ``workers.ingest``) and is queued again at once; the broker would only
-    redeliver its message after the visibility timeout.
+    redeliver its message after the visibility timeout. A ``queued`` upload
+    still waiting after ``HEADROOM_REQUEUE_AFTER_SECONDS`` is sent again: its
+    message may be gone (a worker killed between taking it and claiming the
+    upload, or a Redis restart without persistence). If it was only waiting
+    in a long queue, the second message finds the upload claimed or stored
+    and does nothing.
     """
     now = timezone.now()
     parsing = Upload.objects.filter(status=Upload.Status.PARSING).order_by("pk")
     orphans = [pk for pk in parsing.values_list("pk", flat=True)[:1000] if ingest.reset_if_orphaned(pk)]
-    stale_queue = now - timedelta(hours=1)
-    Upload.objects.filter(status=Upload.Status.QUEUED, queued_at__lt=stale_queue).update(
-        status=Upload.Status.RECEIVED
+    stale_queue = now - timedelta(seconds=settings.REQUEUE_AFTER_SECONDS)
+    stale = list(
+        Upload.objects.filter(status=Upload.Status.QUEUED, queued_at__lt=stale_queue)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:1000]
     )
+    # Back to received so that enqueue marks them queued again, from now.
+    Upload.objects.filter(pk__in=stale, status=Upload.Status.QUEUED).update(status=Upload.Status.RECEIVED)
     # The grace period leaves the API's own enqueue (on commit) to go first.
     waiting = Upload.objects.filter(
         status=Upload.Status.RECEIVED, received_at__lt=now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    ).exclude(pk__in=orphans)
+    ).exclude(pk__in=[*orphans, *stale])
+    again = [*orphans, *stale]
     sent = 0
-    for upload_id in [*orphans, *waiting.order_by("pk").values_list("pk", flat=True)[:1000]]:
+    for upload_id in [*again, *waiting.order_by("pk").values_list("pk", flat=True)[:1000]]:
         if not enqueue(upload_id):
             break
         sent += 1
