@@ -19,7 +19,7 @@ from typing import IO, BinaryIO, cast
 
 from django.conf import settings
 from django.core.files import File
-from django.core.files.storage import storages
+from django.core.files.storage import FileSystemStorage, storages
 
 CHUNK = 1024 * 1024
 
@@ -81,29 +81,69 @@ def plain_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
 
 
 def save(source: IO[bytes], *, gzipped: bool = False) -> StoredRaw:
-    """Stream ``source`` into the raw store, hashing as it goes; never whole in memory."""
+    """Stream ``source`` into the raw store, hashing as it goes; never whole in memory.
+
+    When this returns the bytes are durable: on the filesystem the spool file
+    is fsynced, linked under its key and the directory fsynced (a power cut
+    after the 202 loses nothing); an S3 PUT is durable when it returns.
+    """
     if gzipped:
         chunks = gunzip_chunks(source, settings.MAX_DECOMPRESSED_SIZE)
     else:
         chunks = plain_chunks(source, settings.MAX_UPLOAD_SIZE)
     digest = hashlib.sha256()
     size = 0
-    with tempfile.NamedTemporaryFile(dir=settings.FILE_UPLOAD_TEMP_DIR, prefix="raw-") as spool:
+    storage = storages["raw"]
+    local = storage if isinstance(storage, FileSystemStorage) else None
+    with tempfile.NamedTemporaryFile(
+        dir=_spool_dir(local) if local else settings.FILE_UPLOAD_TEMP_DIR, prefix="raw-"
+    ) as spool:
         for chunk in chunks:
             digest.update(chunk)
             spool.write(chunk)
             size += len(chunk)
         spool.flush()
-        os.fsync(spool.fileno())
         sha256 = digest.hexdigest()
         key = storage_key(sha256)
-        storage = storages["raw"]
-        if not storage.exists(key):
+        if local:
+            os.chmod(spool.fileno(), local.file_permissions_mode or 0o640)
+            os.fsync(spool.fileno())
+            _link_durably(spool.name, local.path(key))
+        elif not storage.exists(key):
             spool.seek(0)
             saved = storage.save(key, File(spool))
             if saved != key:  # a concurrent writer stored the same bytes first
                 storage.delete(saved)
     return StoredRaw(sha256=sha256, size=size, key=key)
+
+
+def _spool_dir(storage: FileSystemStorage) -> str:
+    """Spool files beside the raw files: one filesystem, so a link puts them in place."""
+    path = os.path.join(storage.location, ".spool")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _link_durably(spool: str, target: str) -> None:
+    """Give the fsynced ``spool`` the name ``target`` and make the name itself durable."""
+    folder = os.path.dirname(target)
+    created = not os.path.isdir(folder)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        os.link(spool, target)
+    except FileExistsError:  # the same bytes are stored already (content-addressed)
+        return
+    _fsync_dir(folder)
+    if created:
+        _fsync_dir(os.path.dirname(folder))
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def save_bytes(data: bytes) -> StoredRaw:

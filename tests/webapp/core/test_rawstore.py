@@ -1,0 +1,59 @@
+"""The raw store keeps every byte, once, under its hash, durably and with no spool left behind."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from webapp.core import rawstore
+
+
+@pytest.fixture
+def raw_dir(settings, tmp_path) -> Path:
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "raw": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path), "file_permissions_mode": 0o640},
+        },
+    }
+    return tmp_path  # Django's settings signal makes ``storages`` build the backend anew
+
+
+def files_under(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_the_bytes_land_under_their_hash_readable_by_the_worker_and_nothing_else_stays(raw_dir):
+    data = b"name,started_at,duration_ms\nlogon,2015-06-01T09:00:00Z,1500\n" * 1000
+    stored = rawstore.save(io.BytesIO(data))
+    sha = hashlib.sha256(data).hexdigest()
+    assert (stored.sha256, stored.size, stored.key) == (sha, len(data), f"raw/{sha[:2]}/{sha}")
+    assert files_under(raw_dir) == [stored.key]  # the spool file is gone
+    path = raw_dir / stored.key
+    assert path.read_bytes() == data
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    with rawstore.open_raw(stored.key) as raw:
+        assert raw.read() == data
+
+
+def test_the_same_bytes_twice_are_one_file_and_gzip_is_stored_inflated(raw_dir):
+    data = b"x" * 300_000
+    first = rawstore.save(io.BytesIO(data))
+    second = rawstore.save(io.BytesIO(gzip.compress(data)), gzipped=True)
+    assert first == second
+    assert files_under(raw_dir) == [first.key]
+    assert (raw_dir / first.key).read_bytes() == data
+
+
+def test_a_refused_upload_leaves_no_file(raw_dir, settings):
+    settings.MAX_UPLOAD_SIZE = 1000
+    with pytest.raises(rawstore.TooLarge, match="exceeds the limit of 1,000 bytes"):
+        rawstore.save(io.BytesIO(b"y" * 5000))
+    assert files_under(raw_dir) == []
