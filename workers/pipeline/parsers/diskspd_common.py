@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import Measurement, Parsed
@@ -334,12 +335,7 @@ def _started_at(parser: str, context: ParseContext, line: int) -> datetime | Non
             moment = moment.replace(tzinfo=ZoneInfo(context.timezone))
         except (ZoneInfoNotFoundError, ValueError):
             raise error(parser, f"unknown timezone {context.timezone!r}", line=line) from None
-    try:
-        moment = moment.astimezone(UTC)
-    except OverflowError:  # year 1 east of UTC, year 9999 west of it
-        raise error(
-            parser, f"started_at {text!r} is too close to year 1 or 9999 to express in UTC", line=line
-        ) from None
+    moment = in_utc(moment, f"started_at {text!r}", parser=parser, line=line)
     if not _plausible(moment):
         raise error(
             parser,

@@ -58,6 +58,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.jsontext import long_integer_error
@@ -332,12 +333,8 @@ def _document_time(document: Mapping[str, Any], context: ParseContext, line: int
 
 def _utc(moment: datetime, zone: ZoneInfo | None, line: int | None) -> datetime:
     """``moment`` in UTC, read in ``zone`` when it has no offset of its own."""
-    try:
-        return (moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)).astimezone(UTC)
-    except OverflowError:  # year 1 east of UTC, year 9999 west of it
-        raise _error(
-            f"the time {moment.isoformat()} is too close to year 1 or 9999 to express in UTC", line
-        ) from None
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+    return in_utc(aware, f"the time {moment.isoformat()}", parser=PARSER, line=line)
 
 
 def _finite(value: float) -> bool:

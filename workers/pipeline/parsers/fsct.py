@@ -87,10 +87,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, ClassVar, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import Measurement, Parsed, Step
@@ -647,14 +648,7 @@ class _Clock:
 
     def localise(self, moment: datetime, line: int | None, column: int | None) -> datetime:
         aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=self.zone(line, column))
-        try:
-            return aware.astimezone(UTC)
-        except OverflowError:  # year 1 east of UTC, year 9999 west of it
-            raise _error(
-                f"the time {moment.isoformat()} is too close to year 1 or 9999 to express in UTC",
-                line,
-                column,
-            ) from None
+        return in_utc(aware, f"the time {moment.isoformat()}", parser=PARSER, line=line, column=column)
 
     def utc(self, text: str, where: str, line: int | None, column: int | None) -> datetime:
         try:

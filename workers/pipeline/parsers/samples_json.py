@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
+from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener
 from workers.pipeline.errors import ParseError
 from workers.pipeline.jsontext import long_integer_error
@@ -37,12 +38,7 @@ def _time(value: Any, index: int) -> datetime:
         ) from None
     if moment.tzinfo is None:
         raise ParseError(f"samples[{index}].time {value!r} needs a UTC offset (e.g. Z)", parser=NAME)
-    try:
-        return moment.astimezone(UTC)
-    except OverflowError:  # year 1 east of UTC, year 9999 west of it
-        raise ParseError(
-            f"samples[{index}].time {value!r} is too close to year 1 or 9999 to express in UTC", parser=NAME
-        ) from None
+    return in_utc(moment, f"samples[{index}].time {value!r}", parser=NAME)
 
 
 def _column(sample: dict[str, Any], index: int, host: str) -> CounterColumn:

@@ -42,11 +42,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, ClassVar, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.jsontext import long_integer_error
@@ -208,14 +209,7 @@ class _Clock:
                     column,
                 )
             moment = moment.replace(tzinfo=zone)
-        try:
-            return moment.astimezone(UTC)
-        except OverflowError:  # year 1 east of UTC, year 9999 west of it
-            raise _error(
-                f"{where} {_show(text)} is too close to year 1 or 9999 to express in UTC; expected a real time",
-                line,
-                column,
-            ) from None
+        return in_utc(moment, f"{where} {_show(text)}", parser=PARSER, line=line, column=column)
 
 
 @dataclass

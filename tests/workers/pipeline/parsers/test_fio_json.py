@@ -481,7 +481,10 @@ def test_it_refuses_a_local_time_with_no_utc_equivalent() -> None:
     del doc["timestamp"], doc["timestamp_ms"]
     doc["time"] = "Mon Jan  1 00:00:00 0001"
     error = _error(_doc_text(doc), timezone="Asia/Kolkata")
-    assert error.message == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC"
+    assert (
+        error.message
+        == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC; expected a real time"
+    )
     assert error.line == 1
 
 

@@ -433,5 +433,8 @@ def test_it_refuses_a_time_with_no_utc_equivalent() -> None:
     error = _error(
         HEADER_ONLY_TIMES.replace("2015-07-01 09:02:00", "0001-01-01 00:00:00"), timezone="Asia/Kolkata"
     )
-    assert error.message == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC"
+    assert (
+        error.message
+        == "the time 0001-01-01T00:00:00 is too close to year 1 or 9999 to express in UTC; expected a real time"
+    )
     assert (error.line, error.column) == (3, HEADER_ONLY_TIMES.splitlines()[2].index("2015") + 1)

@@ -64,5 +64,5 @@ def test_it_refuses_a_value_beyond_any_float(value: str) -> None:
 def test_it_refuses_a_time_with_no_utc_equivalent() -> None:
     error = _error(json.dumps(_batch(time="0001-01-01T00:00:00+05:00")))
     assert error.message == (
-        "samples[0].time '0001-01-01T00:00:00+05:00' is too close to year 1 or 9999 to express in UTC"
+        "samples[0].time '0001-01-01T00:00:00+05:00' is too close to year 1 or 9999 to express in UTC; expected a real time"
     )
