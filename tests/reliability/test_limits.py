@@ -2,9 +2,11 @@
 
 Limits the API can check before it answers -- body sizes, gzip bombs, items
 and distinct counters per batch, requests per token per minute, malformed
-JSON -- are refused at once with a JSON error and nothing stored. Limits that
-only parsing reveals -- columns and line length of a file -- fail the upload
-with a message naming the limit, visible on its status, and leave no rows.
+JSON, and for uploaded files the length of every line and the columns of a
+perfmon header (judged while the bytes stream in) -- are refused at once with
+a JSON error and nothing stored. Files that reach the parsers another way
+(campaign import, re-parse) meet the same limits there: the upload fails with
+a message naming the limit and leaves no rows.
 
 Already covered elsewhere (tests/webapp/api/test_uploads.py): upload size
 (``test_it_refuses_an_upload_over_the_size_limit_with_413``) and the gzip bomb
@@ -22,10 +24,10 @@ import pytest
 from django.db import connection
 
 from tests.factories import make_token
+from tests.ingest import ingest_bytes
 from tests.paths import FIXTURES
 from webapp.api import ratelimit
 from webapp.core.models import Upload
-from workers.tasks import ingest_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -61,16 +63,7 @@ def assert_refused(response, status, code):
     error = response.json()["error"]
     assert error["code"] == code and error["message"]
     assert not Upload.objects.exists()
-
-
-def upload_and_ingest(client, token, campaign, data, **fields):
-    body = {"file": io.BytesIO(data), "campaign": campaign.slug, **fields}
-    body["file"].name = "trace.csv"
-    response = client.post("/api/v1/uploads", body, HTTP_AUTHORIZATION=f"Bearer {token}")
-    assert response.status_code == 202, response.content
-    ingest_upload.apply(args=(response.json()["id"],))
-    status = client.get(response.json()["status_url"], HTTP_AUTHORIZATION=f"Bearer {token}")
-    return status.json()
+    return error
 
 
 def rows_of(upload_id):
@@ -124,28 +117,53 @@ def test_malformed_json_batches_get_a_400_never_a_500(client, agent, body):
         assert_refused(post_json(client, token, path, body), 400, "invalid_json")
 
 
-def test_a_file_with_more_columns_than_allowed_fails_with_a_message_and_no_rows(client, agent, settings):
+def post_file(client, token, campaign, data, **fields):
+    body = {"file": io.BytesIO(data), "campaign": campaign.slug, **fields}
+    body["file"].name = "trace.csv"
+    return client.post("/api/v1/uploads", body, HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+def too_long_second_line() -> bytes:
+    header, rest = PERFMON.read_bytes().split(b"\n", 1)
+    return header + b"\n" + rest.replace(b'","', b'","' + b"9" * 200_000 + b'","', 1)
+
+
+def test_a_file_with_more_columns_than_allowed_is_refused_with_413_naming_line_1(client, agent, settings):
     token, campaign = agent
     settings.MAX_COLUMNS = 1000
-    status = upload_and_ingest(
-        client, token, campaign, PERFMON.read_bytes(), host="FS01", timezone="Europe/Moscow"
-    )
-    assert status["status"] == "failed"
-    assert "more than 1,000 counter columns" in status["error"]["message"]
-    assert status["error"]["line"] == 1 and status["rows"] == 0
-    assert rows_of(status["id"]) == 0
+    response = post_file(client, token, campaign, PERFMON.read_bytes(), host="FS01", timezone="Europe/Moscow")
+    error = assert_refused(response, 413, "too_many_columns")
+    assert error["message"].startswith("trace.csv: line 1: the perfmon header has 1,104 counter columns")
+    assert "more than the limit of 1,000" in error["message"] and error["details"] == {"line": 1}
+    assert not Upload.objects.filter(campaign=campaign).exists()
 
 
-def test_a_file_with_a_line_over_the_limit_fails_with_a_message_and_no_rows(client, agent, settings):
+def test_a_file_with_a_line_over_the_limit_is_refused_with_413_naming_the_line(client, agent, settings):
     token, campaign = agent
     settings.MAX_LINE_BYTES = 100_000
-    header, rest = PERFMON.read_bytes().split(b"\n", 1)
-    huge = header + b"\n" + rest.replace(b'","', b'","' + b"9" * 200_000 + b'","', 1)
-    status = upload_and_ingest(client, token, campaign, huge, host="FS01", timezone="Europe/Moscow")
-    assert status["status"] == "failed"
-    assert "longer than the limit" in status["error"]["message"]
-    assert status["error"]["line"] == 2 and status["rows"] == 0
-    assert rows_of(status["id"]) == 0
+    response = post_file(
+        client, token, campaign, too_long_second_line(), host="FS01", timezone="Europe/Moscow"
+    )
+    error = assert_refused(response, 413, "line_too_long")
+    assert error["message"].startswith("trace.csv: line 2 is longer than the limit of 100,000 bytes")
+    assert not Upload.objects.filter(campaign=campaign).exists()
+
+
+def test_files_that_reach_the_parser_another_way_get_the_same_limits(campaign, settings):
+    """Imports and re-parses skip the API: the parser fails such files with a message and no rows."""
+    settings.MAX_COLUMNS = 1000
+    wide = ingest_bytes(
+        campaign, PERFMON.read_bytes(), filename="wide.csv", host="FS01", timezone="Europe/Moscow"
+    )
+    assert wide.status == "failed" and "more than 1,000 counter columns" in wide.error["message"]
+    assert wide.error["line"] == 1 and rows_of(wide.pk) == 0
+    settings.MAX_COLUMNS = 20_000
+    settings.MAX_LINE_BYTES = 100_000
+    long = ingest_bytes(
+        campaign, too_long_second_line(), filename="long.csv", host="FS01", timezone="Europe/Moscow"
+    )
+    assert long.status == "failed" and "longer than the limit" in long.error["message"]
+    assert long.error["line"] == 2 and rows_of(long.pk) == 0
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest
 from ninja import File, Form, Router, Status
@@ -16,6 +17,7 @@ from webapp.api.schemas import ACCEPT_RESPONSES, ErrorOut, Page, UploadOut
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
 from webapp.core.runs import RunConflict
+from webapp.core.text_limits import LimitExceeded, TextLimits
 from webapp.core.uploads import UploadMeta, accept
 from workers.pipeline.registry import all_parsers
 
@@ -103,13 +105,21 @@ def check_started_at(text: str) -> str:
 
 
 def store_and_accept(
-    request: HttpRequest, campaign: Campaign, source: Any, meta: UploadMeta, *, gzipped: bool = False
+    request: HttpRequest,
+    campaign: Campaign,
+    source: Any,
+    meta: UploadMeta,
+    *,
+    gzipped: bool = False,
+    limits: TextLimits | None = None,
 ) -> tuple[Upload, bool]:
     """The raw bytes first, then the upload row (the one path all endpoints share)."""
     try:
-        stored = rawstore.save(source, gzipped=gzipped)
+        stored = rawstore.save(source, gzipped=gzipped, inspect=limits)
     except rawstore.TooLarge as exc:
         raise ApiError(413, "too_large", str(exc)) from None
+    except LimitExceeded as exc:
+        raise ApiError(413, exc.code, f"{meta.filename or 'the file'}: {exc}", {"line": exc.line}) from None
     except rawstore.BadGzip as exc:
         raise ApiError(400, "bad_gzip", str(exc)) from None
     try:
@@ -160,7 +170,8 @@ def create_upload(
         run=run.strip()[:200],
         extra={"started_at": check_started_at(started_at.strip())} if started_at.strip() else {},
     )
-    upload, duplicate = store_and_accept(request, target, file, meta)
+    limits = TextLimits(settings.MAX_LINE_BYTES, settings.MAX_COLUMNS)
+    upload, duplicate = store_and_accept(request, target, file, meta, limits=limits)
     return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))
 
 

@@ -13,7 +13,7 @@ import hashlib
 import os
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, BinaryIO, cast
 
@@ -80,12 +80,16 @@ def plain_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
         yield chunk
 
 
-def save(source: IO[bytes], *, gzipped: bool = False) -> StoredRaw:
+def save(
+    source: IO[bytes], *, gzipped: bool = False, inspect: Callable[[bytes], None] | None = None
+) -> StoredRaw:
     """Stream ``source`` into the raw store, hashing as it goes; never whole in memory.
 
     When this returns the bytes are durable: on the filesystem the spool file
     is fsynced, linked under its key and the directory fsynced (a power cut
     after the 202 loses nothing); an S3 PUT is durable when it returns.
+    ``inspect`` sees every (inflated) chunk, then ``b""``; whatever it raises
+    stops the upload with nothing stored.
     """
     if gzipped:
         chunks = gunzip_chunks(source, settings.MAX_DECOMPRESSED_SIZE)
@@ -99,9 +103,13 @@ def save(source: IO[bytes], *, gzipped: bool = False) -> StoredRaw:
         dir=_spool_dir(local) if local else settings.FILE_UPLOAD_TEMP_DIR, prefix="raw-"
     ) as spool:
         for chunk in chunks:
+            if inspect is not None and chunk:
+                inspect(chunk)
             digest.update(chunk)
             spool.write(chunk)
             size += len(chunk)
+        if inspect is not None:
+            inspect(b"")
         spool.flush()
         sha256 = digest.hexdigest()
         key = storage_key(sha256)
