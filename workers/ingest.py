@@ -23,6 +23,7 @@ import psycopg
 from django.conf import settings
 from django.db import DataError, connection
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from webapp.core import rawstore
@@ -174,4 +175,7 @@ def fail(upload_id: int, error: ParseError | str) -> None:
 
 def release(upload_id: int) -> None:
     """Give a claimed upload back to the queue (before a retry)."""
-    Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(status=Upload.Status.QUEUED)
+    # queued_at restarts: the sweeper's requeue limit counts from the retry being sent.
+    Upload.objects.filter(pk=upload_id, status=Upload.Status.PARSING).update(
+        status=Upload.Status.QUEUED, queued_at=Now()
+    )

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
 
+from webapp.core import rawstore
 from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
 from webapp.timeseries import backend
@@ -125,7 +126,8 @@ def sweep_uploads() -> int:
     message may be gone (a worker killed between taking it and claiming the
     upload, or a Redis restart without persistence). If it was only waiting
     in a long queue, the second message finds the upload claimed or stored
-    and does nothing.
+    and does nothing. Spool files a killed web process left in the raw store
+    are removed after a day.
     """
     now = timezone.now()
     parsing = Upload.objects.filter(status=Upload.Status.PARSING).order_by("pk")
@@ -143,6 +145,7 @@ def sweep_uploads() -> int:
         status=Upload.Status.RECEIVED, received_at__lt=now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
     ).exclude(pk__in=[*orphans, *stale])
     again = [*orphans, *stale]
+    rawstore.clean_spool()
     sent = 0
     for upload_id in [*again, *waiting.order_by("pk").values_list("pk", flat=True)[:1000]]:
         if not enqueue(upload_id):

@@ -64,13 +64,29 @@ class ProjectAdmin(ModelAdmin[Project]):
     inlines = [MembershipInline]
 
 
+class NaturalKeyAdmin(ModelAdmin[Any]):
+    """Fields that say which row an agent's upload belongs to cannot change once the row exists.
+
+    Agents name campaigns, runs and hosts; each web process remembers the ids
+    it resolved (``webapp.core.placements``), and moving or renaming the row
+    under them would file uploads in the wrong place.
+    """
+
+    natural_key: tuple[str, ...] = ()
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fixed = self.natural_key if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
+
+
 @admin.register(Campaign)
-class CampaignAdmin(ModelAdmin[Campaign]):
+class CampaignAdmin(NaturalKeyAdmin):
     list_display = ["name", "slug", "project", "created_at"]
     list_filter = ["project"]
     list_select_related = ["project"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+    natural_key = ("project",)
 
 
 @admin.register(Scenario)
@@ -88,8 +104,9 @@ class ScenarioAdmin(ModelAdmin[Scenario]):
 
 
 @admin.register(Host)
-class HostAdmin(ModelAdmin[Host]):
+class HostAdmin(NaturalKeyAdmin):
     list_display = ["name", "project", "role", "os"]
+    natural_key = ("project", "name")
     list_filter = ["role", "project"]
     list_select_related = ["project"]
     search_fields = ["name", "os"]
@@ -101,8 +118,9 @@ class RunStepInline(TabularInline[RunStep, Run]):
 
 
 @admin.register(Run)
-class RunAdmin(ModelAdmin[Run]):
+class RunAdmin(NaturalKeyAdmin):
     list_display = ["name", "campaign", "scenario", "tool", "started_at", "ended_at"]
+    natural_key = ("campaign", "scenario", "name")
     list_filter = ["campaign", "tool"]
     list_select_related = ["campaign", "scenario"]
     search_fields = ["name"]

@@ -9,9 +9,13 @@ storage: a directory by default, S3-compatible storage when configured.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,6 +26,8 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, storages
 
 CHUNK = 1024 * 1024
+# A spool file older than this belongs to no live request (gunicorn's timeout is minutes).
+SPOOL_MAX_AGE_SECONDS = 24 * 3600
 
 
 class TooLarge(Exception):
@@ -116,7 +122,7 @@ def save(
         if local:
             os.chmod(spool.fileno(), local.file_permissions_mode or 0o640)
             os.fsync(spool.fileno())
-            _link_durably(spool.name, local.path(key))
+            _link_durably(spool.name, local.path(key), size)
         elif not storage.exists(key):
             spool.seek(0)
             saved = storage.save(key, File(spool))
@@ -132,18 +138,60 @@ def _spool_dir(storage: FileSystemStorage) -> str:
     return path
 
 
-def _link_durably(spool: str, target: str) -> None:
-    """Give the fsynced ``spool`` the name ``target`` and make the name itself durable."""
+def _link_durably(spool: str, target: str, size: int) -> None:
+    """Give the fsynced ``spool`` the name ``target`` and make the name itself durable.
+
+    Where the filesystem has no hard links (some SMB or FUSE mounts) the bytes
+    are copied beside the target, fsynced and renamed into place instead.
+    """
     folder = os.path.dirname(target)
-    created = not os.path.isdir(folder)
     os.makedirs(folder, exist_ok=True)
     try:
         os.link(spool, target)
-    except FileExistsError:  # the same bytes are stored already (content-addressed)
-        return
+    except FileExistsError:
+        # The same bytes, stored before (content-addressed) -- or left cut short by a
+        # crash before this code fsynced: then replace them.
+        if os.path.getsize(target) != size:
+            _copy_into_place(spool, target)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        _copy_into_place(spool, target)
+    # Also when another request linked it a moment ago: it may not have fsynced yet.
     _fsync_dir(folder)
-    if created:
-        _fsync_dir(os.path.dirname(folder))
+    _fsync_dir(os.path.dirname(folder))
+
+
+def _copy_into_place(spool: str, target: str) -> None:
+    with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), prefix=".copy-", delete=False) as copy:
+        try:
+            with open(spool, "rb") as source:
+                shutil.copyfileobj(source, copy, CHUNK)
+            copy.flush()
+            os.fsync(copy.fileno())
+            os.chmod(copy.name, os.stat(spool).st_mode)
+            os.replace(copy.name, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(copy.name)
+            raise
+
+
+def clean_spool(older_than_seconds: float = SPOOL_MAX_AGE_SECONDS) -> int:
+    """Remove spool files a killed web process left behind; how many were removed."""
+    storage = storages["raw"]
+    if not isinstance(storage, FileSystemStorage):
+        return 0
+    folder = os.path.join(storage.location, ".spool")
+    cutoff = time.time() - older_than_seconds
+    removed = 0
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            with contextlib.suppress(FileNotFoundError):
+                if entry.is_file() and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
 
 
 def _fsync_dir(path: str) -> None:

@@ -9,7 +9,8 @@ without knowing the format is checked:
 - every line of a text file, in bytes (JSON documents, which may rightly be
   one long line, and binary event logs are not line-based and are left to
   their parsers);
-- the columns of a perfmon CSV header (its first cell names ``PDH-CSV``).
+- the counter columns of a perfmon CSV header (its first cell names
+  ``PDH-CSV``), counted as the parser counts them.
 """
 
 from __future__ import annotations
@@ -88,12 +89,14 @@ class TextLimits:
             cells = next(csv.reader([header.rstrip("\r")]), [])
         except csv.Error:  # a cell over the csv module's limit: the parser says what is wrong
             return
-        counters = len(cells) - 1
+        # As the parser counts: distinct counter paths (not the time column, a collector
+        # set's description column, or a path relog repeated).
+        counters = len({cell.lower() for cell in cells[1:] if cell.startswith("\\\\")})
         if counters > self.max_columns:
             raise LimitExceeded(
                 "too_many_columns",
                 f"line 1: the perfmon header has {counters:,} counter columns, more than the limit of "
-                f"{self.max_columns:,} (HEADROOM_MAX_COLUMNS); relog the trace with fewer counters",
+                f"{self.max_columns:,} (HEADROOM_MAX_COLUMNS); split the log (relog -c or -cf) into smaller files",
                 1,
             )
 

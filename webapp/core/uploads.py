@@ -47,16 +47,18 @@ def accept(
     upload costs one INSERT; the same bytes again are found by the unique
     constraint on ``(campaign, sha256)``.
     """
-    if not placements.is_remembered(campaign, meta) and (existing := _existing(campaign, raw)) is not None:
+    remembered = placements.is_remembered(campaign, meta)
+    if not remembered and (existing := _existing(campaign, raw)) is not None:
         return existing, True
     try:
         upload = _insert(campaign, raw, meta, token)
     except IntegrityError:
         if (existing := _existing(campaign, raw)) is not None:  # the same bytes, maybe concurrently
             return existing, True
-        if not placements.forget(campaign, meta):
+        if not remembered:
             raise
-        upload = _insert(campaign, raw, meta, token)  # a remembered row was deleted: resolve again
+        placements.forget(campaign, meta)  # a remembered row was deleted (another thread may forget too)
+        upload = _insert(campaign, raw, meta, token)
     transaction.on_commit(lambda: enqueue(upload.pk))
     return upload, False
 

@@ -76,3 +76,28 @@ def test_it_renders_the_list_of_every_registered_model(admin_client):
     for model in admin.site._registry:
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         assert admin_client.get(url).status_code == 200, url
+
+
+def test_a_run_or_host_agents_name_cannot_be_renamed_or_moved_but_new_ones_can_be_named(admin_client):
+    from webapp.core import rawstore
+    from webapp.core.models import Host, Run
+    from webapp.core.uploads import UploadMeta, accept
+
+    campaign = make_campaign()
+    upload, _ = accept(campaign, rawstore.save_bytes(b"admin"), UploadMeta(run="r1", host="FS01"))
+    run = Run.objects.get(uploads=upload)
+    host = Host.objects.get(uploads=upload)
+    run_form = admin_client.get(f"/admin/core/run/{run.pk}/change/").content.decode()
+    assert (
+        'name="name"' not in run_form
+        and 'name="scenario"' not in run_form
+        and 'name="campaign"' not in run_form
+    )
+    assert 'name="tool"' in run_form  # the rest stays editable
+    host_form = admin_client.get(f"/admin/core/host/{host.pk}/change/").content.decode()
+    assert 'name="name"' not in host_form and 'name="project"' not in host_form and 'name="os"' in host_form
+    campaign_form = admin_client.get(f"/admin/core/campaign/{campaign.pk}/change/").content.decode()
+    assert 'name="project"' not in campaign_form and 'name="name"' in campaign_form
+    for path in ("run", "host", "campaign"):
+        add_form = admin_client.get(f"/admin/core/{path}/add/").content.decode()
+        assert 'name="name"' in add_form

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,38 @@ def test_a_refused_upload_leaves_no_file(raw_dir, settings):
     with pytest.raises(rawstore.TooLarge, match="exceeds the limit of 1,000 bytes"):
         rawstore.save(io.BytesIO(b"y" * 5000))
     assert files_under(raw_dir) == []
+
+
+def test_a_file_cut_short_under_its_key_is_replaced_by_the_whole_bytes(raw_dir):
+    data = b"0123456789" * 10_000
+    key = rawstore.storage_key(hashlib.sha256(data).hexdigest())
+    (raw_dir / key).parent.mkdir(parents=True)
+    (raw_dir / key).write_bytes(data[:4096])  # what a crash before any fsync can leave
+    stored = rawstore.save(io.BytesIO(data))
+    assert stored.key == key
+    assert (raw_dir / key).read_bytes() == data
+    assert files_under(raw_dir) == [key]
+
+
+def test_without_hard_links_the_bytes_are_copied_into_place(raw_dir, monkeypatch):
+    def no_links(src: str, dst: str) -> None:  # an SMB or FUSE mount that refuses link()
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    data = b"copied, not linked\n" * 100
+    stored = rawstore.save(io.BytesIO(data))
+    assert (raw_dir / stored.key).read_bytes() == data
+    assert stat.S_IMODE(os.stat(raw_dir / stored.key).st_mode) == 0o640
+    assert files_under(raw_dir) == [stored.key]
+
+
+def test_spool_files_a_killed_request_left_are_removed_after_a_day(raw_dir):
+    rawstore.save(io.BytesIO(b"makes the spool folder"))
+    spool = raw_dir / ".spool"
+    old, fresh = spool / "raw-old", spool / "raw-fresh"
+    old.write_bytes(b"half an upload")
+    fresh.write_bytes(b"an upload in progress")
+    a_day_ago = time.time() - rawstore.SPOOL_MAX_AGE_SECONDS - 60
+    os.utime(old, (a_day_ago, a_day_ago))
+    assert rawstore.clean_spool() == 1
+    assert sorted(p.name for p in spool.iterdir()) == ["raw-fresh"]

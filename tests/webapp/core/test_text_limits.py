@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import csv
 
 import pytest
 
@@ -53,9 +54,9 @@ def test_json_and_event_logs_are_not_judged_by_lines():
 
 def test_a_perfmon_header_with_more_counters_than_allowed_is_refused_on_line_1():
     data = PERFMON.read_bytes()
-    header = data.split(b"\n", 1)[0]
-    counters = header.count(b'","')  # every cell is quoted: the first is the time column
-    assert counters == 2632  # 2,633 columns with the time column
+    cells = next(csv.reader([data.split(b"\n", 1)[0].decode("utf-8-sig").rstrip("\r")]))
+    counters = len({cell.lower() for cell in cells[1:] if cell.startswith("\\\\")})
+    assert (len(cells), counters) == (2633, 2631)  # the time column and one that is not a counter
     feed(data, chunk=65536, max_line=10**9, max_columns=counters)
     error = refused(data, chunk=65536, max_line=10**9, max_columns=counters - 1)
     assert (error.code, error.line) == ("too_many_columns", 1)
@@ -73,3 +74,12 @@ def test_a_utf16_perfmon_header_is_counted_in_characters_not_bytes():
 
 def test_other_csv_files_are_not_counted_as_perfmon_headers():
     feed(b"name,started_at,duration_ms," + b"x," * 50 + b"\n", max_line=1000, max_columns=3)
+
+
+def test_a_description_column_and_repeated_paths_are_not_counters():
+    header = (
+        '"(PDH-CSV 4.0) (UTC)(0)","Daily collector set","\\\\FS01\\CPU","\\\\FS01\\Disk","\\\\fs01\\cpu"\r\n'
+    )
+    data = header.encode() + b'"06/01/2015 09:00:00.000","","1","2","1"\r\n'
+    feed(data, chunk=9, max_line=10**6, max_columns=2)
+    assert refused(data, chunk=9, max_line=10**6, max_columns=1).code == "too_many_columns"
