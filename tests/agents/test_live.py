@@ -7,6 +7,7 @@ and then looks in the database for the rows it should have produced.
 from __future__ import annotations
 
 import itertools
+import re
 import shutil
 import signal
 import socket
@@ -361,7 +362,8 @@ def test_sampling_survives_the_server_stopping_mid_run(
     server_process.start()
     _, err = sampler.communicate(timeout=60)
     assert sampler.returncode == 0, err
-    assert "server unreachable (connection refused)" in err
+    # Refused once it is down; reset when the stop catches a request in flight.
+    assert re.search(r"server unreachable \((connection refused|Connection reset by peer)\)", err), err
     assert "server reachable again" in err
     assert agent_home.pending() == []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -9,14 +10,25 @@ from django.db import IntegrityError, transaction
 
 from webapp.core.models import Campaign, Run, RunStep, Scenario
 
+MAX_RUN_NAME = 200  # Run.name's column
+
 
 class RunConflict(Exception):
     pass
 
 
 def default_run(campaign: Campaign, scenario: Scenario) -> Run:
-    """The run that collects a scenario's results when no run name was given."""
-    return named_run(campaign, scenario, scenario.label[:200])
+    """The run that collects a scenario's results when no run name was given: named after it."""
+    return named_run(campaign, scenario, run_name(scenario.label))
+
+
+def run_name(text: str) -> str:
+    """``text`` as a run name (200 characters at most); a longer text is cut and given a hash
+    of the whole, so two long texts alike at the start still name two runs."""
+    if len(text) <= MAX_RUN_NAME:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:14]
+    return f"{text[: MAX_RUN_NAME - 16]} ~{digest}"
 
 
 def named_run(campaign: Campaign, scenario: Scenario, name: str) -> Run:

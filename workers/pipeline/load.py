@@ -23,7 +23,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from webapp.core.models import Host, Run, RunStep, Scenario, Upload
-from webapp.core.runs import default_run, named_run
+from webapp.core.runs import RunConflict, default_run, named_run, run_name
 from webapp.timeseries.models import RollupDirty
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
@@ -161,7 +161,7 @@ def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadR
 def _execution_run(base: Run, params: Mapping[str, str]) -> Run:
     """The run for one execution (e.g. one block size) of a multi-run file, under ``base``."""
     label = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
-    run = named_run(base.campaign, base.scenario, f"{base.name} · {label}"[:200])
+    run = named_run(base.campaign, base.scenario, run_name(f"{base.name} · {label}"))
     wanted = {**run.attributes, **params, "parent_run": base.name}
     if run.attributes != wanted:
         run.attributes = wanted
@@ -186,7 +186,10 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
             if item.scenario is not None:
                 scenario = Scenario.for_dims(upload.campaign, item.scenario)
                 if upload.run is None or scenario.pk != upload.scenario_id:
-                    found = default_run(upload.campaign, scenario)
+                    try:
+                        found = default_run(upload.campaign, scenario)
+                    except RunConflict as exc:  # a run named like this scenario belongs to another
+                        raise ParseError(str(exc), line=item.line) from None
             found = found or upload.run
             if found is None:
                 raise ParseError("results need a run; give the upload a scenario or run", line=item.line)

@@ -15,6 +15,8 @@ from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterRow, Measurement, Parsed
 
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
+# timeseries_counterseries stores object, instance and counter names in 255 characters.
+MAX_NAME = 255
 FUTURE_SLACK = timedelta(days=2)
 
 
@@ -63,6 +65,15 @@ def validate(parsed: Parsed, *, max_columns: int) -> Parsed:
                 line=1,
                 parser=parsed.parser,
             )
+        for index, column in enumerate(parsed.counters.columns, start=1):
+            for part in ("object", "instance", "counter"):
+                if len(getattr(column, part)) > MAX_NAME:
+                    raise ParseError(
+                        f"counter column {index:,} ({(column.source_path or column.counter)[:80]!r}...): its "
+                        f"{part} name is longer than {MAX_NAME} characters; expected a Windows counter name",
+                        line=1,
+                        parser=parsed.parser,
+                    )
         parsed.counters.rows = _rows(parsed.counters.rows, parsed.parser)
     parsed.measurements = _measurements(parsed.measurements, parsed.parser)
     return parsed
