@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.launcher import worker_command  # noqa: E402  (needs the path above)
+from webapp.launcher import redis_command, worker_command  # noqa: E402  (needs the path above)
 
 BOUNDARY = "HeadroomBench"
 TARGET_P99_MS = 250.0
@@ -258,17 +258,7 @@ def main() -> int:
             redis_port = free_port()
             procs.append(
                 start(
-                    [
-                        "redis-server",
-                        "--port",
-                        str(redis_port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                    ],
+                    redis_command(redis_port),
                     dict(os.environ),
                     workdir / "redis.log",
                 )

@@ -14,6 +14,27 @@ from tests.paths import REPO
 from webapp.launcher import worker_command
 
 
+@pytest.fixture(scope="session")
+def live_server(request: pytest.FixtureRequest) -> Iterator[object]:
+    """pytest-django's live server, speaking plain http like the other tests.
+
+    The server's middleware is built once, when its thread starts, so the
+    function-scoped ``SECURE_SSL_REDIRECT = False`` below comes too late for
+    it: without this, every request is redirected to https. The setting is
+    off only while the server starts.
+    """
+    from django.test.utils import override_settings
+    from pytest_django.live_server_helper import LiveServer
+
+    addr = (
+        request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    )
+    with override_settings(SECURE_SSL_REDIRECT=False):
+        server = LiveServer(addr)
+    yield server
+    server.stop()
+
+
 @pytest.fixture(autouse=True)
 def _plain_http(settings):
     """Tests speak plain http; production settings would redirect them to https."""

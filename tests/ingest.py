@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.db import connection
+
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Upload
 from webapp.core.uploads import UploadMeta, accept
@@ -22,3 +24,14 @@ def ingest_bytes(campaign: Campaign, data: bytes, **meta: object) -> Upload:
 def ingest_path(campaign: Campaign, path: Path, **meta: object) -> Upload:
     meta.setdefault("filename", path.name)
     return ingest_bytes(campaign, path.read_bytes(), **meta)
+
+
+def stored_rows(upload_id: int) -> int:
+    """Rows the upload has in the time-series tables: counter samples plus measurements."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT count(*) FROM counter_sample WHERE upload_id = %s)"
+            " + (SELECT count(*) FROM measurement WHERE upload_id = %s)",
+            [upload_id, upload_id],
+        )
+        return int(cursor.fetchone()[0])

@@ -113,6 +113,12 @@ def worker_command(
     ]  # fmt: skip
 
 
+def redis_command(port: int) -> list[str]:
+    """A private, throw-away Redis in the foreground on the loopback (tests and benchmarks)."""
+    return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--daemonize", "no"]  # fmt: skip
+
+
 def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([PY, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT, check=True)
 

@@ -203,27 +203,6 @@ def sink() -> Iterator[Sink]:
         server.server_close()
 
 
-@pytest.fixture(scope="session")
-def live_server(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """pytest-django's live server, speaking plain http like the other tests.
-
-    The server's middleware is built once, when its thread starts, so the
-    function-scoped ``SECURE_SSL_REDIRECT = False`` of ``tests/conftest.py``
-    comes too late for it: without this, every API call is redirected to
-    https. The setting is off only while the server starts.
-    """
-    from django.test.utils import override_settings
-    from pytest_django.live_server_helper import LiveServer
-
-    addr = (
-        request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
-    )
-    with override_settings(SECURE_SSL_REDIRECT=False):
-        server = LiveServer(addr)
-    yield server
-    server.stop()
-
-
 class ServerProcess:
     """The real web app in its own process (gunicorn), on a fixed port, to stop and start again."""
 

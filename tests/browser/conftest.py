@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,25 +38,6 @@ class Site:
     campaign: Campaign
     client: Client  # signed in, for the API answers to compare with
     console: list[str] = field(default_factory=list)
-
-
-@pytest.fixture(scope="session")
-def live_server(request: pytest.FixtureRequest) -> Iterator[object]:
-    """pytest-django's live server speaking plain http (as tests/agents/conftest.py does).
-
-    Its middleware is built when the server thread starts, before the
-    function-scoped ``SECURE_SSL_REDIRECT = False`` of tests/conftest.py.
-    """
-    from django.test.utils import override_settings
-    from pytest_django.live_server_helper import LiveServer
-
-    addr = (
-        request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
-    )
-    with override_settings(SECURE_SSL_REDIRECT=False):
-        server = LiveServer(addr)
-    yield server
-    server.stop()
 
 
 @pytest.fixture

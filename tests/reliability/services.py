@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tests.paths import REPO
-from webapp.launcher import worker_command
+from webapp.launcher import redis_command, worker_command
 
 START_TIMEOUT = 60.0
 
@@ -123,19 +123,7 @@ class Service:
 class RedisServer(Service):
     def __init__(self, log: Path) -> None:
         self.port = free_port()
-        argv = [
-            "redis-server",
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--daemonize",
-            "no",
-        ]
+        argv = redis_command(self.port)
         super().__init__("redis", argv, dict(os.environ), log)
 
     def url(self, db: int = 0) -> str:

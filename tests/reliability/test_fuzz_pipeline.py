@@ -30,11 +30,11 @@ from functools import cache
 from typing import Any
 
 import pytest
-from django.db import connection
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from tests.ingest import stored_rows
 from tests.paths import FIXTURES, REPO
 from tests.reliability.services import env_int
 from webapp.core.models import Host, Scenario, Upload
@@ -400,16 +400,6 @@ fuzz_settings = hypothesis_settings(
 )
 
 
-def stored(upload_id: int) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT (SELECT count(*) FROM counter_sample WHERE upload_id = %s)"
-            " + (SELECT count(*) FROM measurement WHERE upload_id = %s)",
-            [upload_id, upload_id],
-        )
-        return int(cursor.fetchone()[0])
-
-
 @pytest.mark.parametrize("parser", PARSERS)
 def test_no_mutant_of_a_real_file_escapes_the_pipelines_error_handling(parser, campaign, settings):
     settings.MAX_LINE_BYTES = MAX_LINE_BYTES
@@ -447,9 +437,9 @@ def test_no_mutant_of_a_real_file_escapes_the_pipelines_error_handling(parser, c
             error = exc
         if error is not None:
             assert error.message.strip(), f"{mutant}: a ParseError without a message"
-            assert stored(upload.pk) == 0, f"{mutant}: a failed parse left rows"
+            assert stored_rows(upload.pk) == 0, f"{mutant}: a failed parse left rows"
         else:
-            assert stored(upload.pk) == result.rows, f"{mutant}"
+            assert stored_rows(upload.pk) == result.rows, f"{mutant}"
             delete_rows(upload.pk)
 
     check()

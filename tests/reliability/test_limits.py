@@ -21,10 +21,9 @@ import json
 import time
 
 import pytest
-from django.db import connection
 
 from tests.factories import make_token
-from tests.ingest import ingest_bytes
+from tests.ingest import ingest_bytes, stored_rows
 from tests.paths import FIXTURES
 from webapp.api import ratelimit
 from webapp.core.models import Upload
@@ -64,12 +63,6 @@ def assert_refused(response, status, code):
     assert error["code"] == code and error["message"]
     assert not Upload.objects.exists()
     return error
-
-
-def rows_of(upload_id):
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM counter_sample WHERE upload_id = %s", [upload_id])
-        return cursor.fetchone()[0]
 
 
 def test_a_batch_with_more_samples_than_allowed_is_refused_with_413(client, agent, settings):
@@ -156,14 +149,14 @@ def test_files_that_reach_the_parser_another_way_get_the_same_limits(campaign, s
         campaign, PERFMON.read_bytes(), filename="wide.csv", host="FS01", timezone="Europe/Moscow"
     )
     assert wide.status == "failed" and "more than 1,000 counter columns" in wide.error["message"]
-    assert wide.error["line"] == 1 and rows_of(wide.pk) == 0
+    assert wide.error["line"] == 1 and stored_rows(wide.pk) == 0
     settings.MAX_COLUMNS = 20_000
     settings.MAX_LINE_BYTES = 100_000
     long = ingest_bytes(
         campaign, too_long_second_line(), filename="long.csv", host="FS01", timezone="Europe/Moscow"
     )
     assert long.status == "failed" and "longer than the limit" in long.error["message"]
-    assert long.error["line"] == 2 and rows_of(long.pk) == 0
+    assert long.error["line"] == 2 and stored_rows(long.pk) == 0
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from django.db import connection
 
 from tests.conftest import database_url
 from tests.factories import make_campaign, make_project, make_token
+from tests.ingest import stored_rows
 from tests.reliability.services import Client, Stack, env_int, send_sweep, wait_until
 from tests.reliability.sources import Source, crash_sources, expected_rows
 from webapp.core.models import Upload
@@ -39,16 +40,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 KILLS = env_int("HEADROOM_RELIABILITY_KILLS", 5)
 SEED = env_int("HEADROOM_RELIABILITY_SEED", random.randrange(1_000_000))
-
-
-def stored_rows(upload_id: int) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT (SELECT count(*) FROM counter_sample WHERE upload_id = %s)"
-            " + (SELECT count(*) FROM measurement WHERE upload_id = %s)",
-            [upload_id, upload_id],
-        )
-        return int(cursor.fetchone()[0])
 
 
 def ingesting_now() -> list[int]:
