@@ -18,6 +18,11 @@
    against the 200 ms target. For reference it also times ``stat=p95``
    (which must read every raw sample of every window) and the raw-only path
    the endpoint takes while a load's rollups are still pending.
+5. The endpoint includes issue 16's analysis (resource limits, intervals,
+   extrapolation, comparisons); the log carries the counters the default
+   limit table names. It prints what that analysis costs: the same
+   computation without limits, in process, against the full one, and the
+   sizing endpoint.
 """
 
 from __future__ import annotations
@@ -52,6 +57,16 @@ RAMP_SECONDS = 120
 EDGE_SECONDS = 83
 RUN_SECONDS = 2 * EDGE_SECONDS + STEPS * STEP_SECONDS + (STEPS - 1) * RAMP_SECONDS
 DAY0 = datetime(2016, 1, 4, 9, 0, tzinfo=UTC)
+# The counters the default limit table watches (issue 16), so the limits are evaluated.
+LIMIT_COUNTERS = (
+    ("PhysicalDisk", "0 C:", "Avg. Disk sec/Transfer"),
+    ("PhysicalDisk", "1 D:", "Avg. Disk sec/Transfer"),
+    ("PhysicalDisk", "0 C:", "Avg. Disk Queue Length"),
+    ("PhysicalDisk", "1 D:", "Avg. Disk Queue Length"),
+    ("Memory", "", "Available MBytes"),
+    ("Network Interface", "Ethernet0", "Bytes Total/sec"),
+    ("Network Interface", "Ethernet0", "Current Bandwidth"),
+)
 
 
 def use_bench_database() -> str:
@@ -128,8 +143,8 @@ def create_study(project, slug: str, host_name: str, counters: int, first_day: i
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
     host = Host.objects.create(project=project, name=host_name, role=Host.Role.SERVER)
-    names = [("Processor", "_Total", "% Processor Time")]
-    names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(1, counters)]
+    names = [("Processor", "_Total", "% Processor Time"), *LIMIT_COUNTERS]
+    names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(len(names), counters)]
     series = [
         CounterSeries.objects.create(host=host, object=o, instance=i, counter=c).pk for o, i, c in names
     ]
@@ -186,6 +201,17 @@ def alternate(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, 
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def sizing_call(client, slug: str) -> Callable[[], object]:
+    def call() -> object:
+        response = client.get(
+            f"/api/v1/campaigns/{slug}/sizing?users=3000&target=60&redundancy=1", secure=True
+        )
+        assert response.status_code == 200, response.content
+        return response
+
+    return call
+
+
 def capacity_call(client, slug: str, query: str = "") -> Callable[[], object]:
     def call() -> object:
         # secure: production settings redirect plain http to https.
@@ -194,6 +220,25 @@ def capacity_call(client, slug: str, query: str = "") -> Callable[[], object]:
         return response
 
     return call
+
+
+def analysis_calls(slug: str) -> dict[str, Callable[[], object]]:
+    """The capacity computation in process with and without the limits (issue 16's extra query)."""
+    from webapp.analysis.capacity import DEFAULT_COUNTER, campaign_capacity, parse_counter
+    from webapp.analysis.differences import scenario_differences
+    from webapp.core.models import Campaign
+
+    campaign = Campaign.objects.get(slug=slug)
+    ref = parse_counter(DEFAULT_COUNTER)
+
+    def call(with_limits: bool) -> Callable[[], object]:
+        def run() -> object:
+            found = campaign_capacity(campaign, ref, "avg", 80.0, 10.0, with_limits=with_limits)
+            return [s.as_dict() for s in found], scenario_differences(found)
+
+        return run
+
+    return {"without limits": call(False), "with limits": call(True)}
 
 
 def main() -> int:
@@ -263,6 +308,17 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  {label:>3} study: capacity {both[label] * ms:6.1f} ms   stat=p95 {p95[label] * ms:6.1f} ms   "
             f"raw-only path {raw[label] * ms:6.1f} ms"
+        )
+    for label, slug in (("1M", "study-1m"), ("10M", "study-10m")):
+        parts = alternate(analysis_calls(slug), max(5, args.repeat // 4))
+        sizing = alternate(
+            {"sizing": sizing_call(client, slug)},
+            max(5, args.repeat // 4),
+        )["sizing"]
+        print(
+            f"  {label:>3} study: issue 16 analysis in process {parts['with limits'] * ms:6.1f} ms "
+            f"(without the limits {parts['without limits'] * ms:6.1f} ms: limits cost "
+            f"{(parts['with limits'] - parts['without limits']) * ms:5.1f} ms)   sizing endpoint {sizing * ms:6.1f} ms"
         )
     small, big = both["1M"], both["10M"]
     ratio = big / small

@@ -6,10 +6,12 @@ configuration table. Bad values stop the process at start-up (``webapp.env``).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from webapp.env import (
@@ -44,6 +46,8 @@ INSTALLED_APPS = [
     "webapp.api",
     "webapp.dashboard",
     "webapp.sharing",
+    "ninja",  # its static files: /api/v1/docs serves Swagger UI from here, not a CDN
+    "axes",  # sign-in lockouts (webapp/accounts)
 ]
 
 MIDDLEWARE = [
@@ -57,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "webapp.core.security.ContentSecurityPolicyMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into the lockout page
 ]
 
 ROOT_URLCONF = "webapp.urls"
@@ -102,6 +107,47 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "headroom@localhost")
+# SMTP, read by django.core.mail.backends.smtp.EmailBackend.
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured(
+        "EMAIL_USE_TLS and EMAIL_USE_SSL are exclusive: STARTTLS (usually port 587) or SSL (usually 465)"
+    )
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+
+# --- Abuse limits (webapp/api/ratelimit.py) -----------------------------------
+# Every per-address limit uses ratelimit.client_address: REMOTE_ADDR, or, when a
+# reverse proxy sets this header (e.g. X-Forwarded-For), the address the proxies
+# recorded. Never set it without such a proxy: clients could then pick their address.
+TRUSTED_PROXY_HEADER = env_str("HEADROOM_TRUSTED_PROXY_HEADER", "").strip()
+TRUSTED_PROXY_COUNT = env_int("HEADROOM_TRUSTED_PROXY_COUNT", 1, minimum=1)
+# Unknown share-link tokens one address may try per minute; valid links always open.
+SHARE_MISSES_PER_MINUTE = env_int("HEADROOM_SHARE_MISSES_PER_MINUTE", 20, minimum=0)
+# Password-reset mails per hour, per client address and per e-mail address asked for.
+PASSWORD_RESET_PER_ADDRESS = env_int("HEADROOM_PASSWORD_RESETS_PER_ADDRESS", 5, minimum=0)
+PASSWORD_RESET_PER_ACCOUNT = env_int("HEADROOM_PASSWORD_RESETS_PER_ACCOUNT", 3, minimum=0)
+# Sign-in lockouts (django-axes, counted in the database): this many failures for
+# one user name from one address lock that pair out for the cool-off; 0 turns it off.
+AXES_FAILURE_LIMIT = env_int("HEADROOM_LOGIN_FAILURE_LIMIT", 5, minimum=0)
+AXES_ENABLED = AXES_FAILURE_LIMIT > 0
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("HEADROOM_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+# The pair, not the address alone: colleagues behind one NAT, or everyone behind a
+# proxy without HEADROOM_TRUSTED_PROXY_HEADER, do not lock each other out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "webapp.api.ratelimit.client_address"
+AXES_RESET_ON_SUCCESS = True
+# A locked-out attempt does not restart the cool-off, so the page's "try again in" holds.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -158,7 +204,9 @@ FILE_UPLOAD_TEMP_DIR = env_str("HEADROOM_UPLOAD_TMP_DIR", "") or None
 TIMESCALE = env_choice("HEADROOM_TIMESCALE", "auto", ("auto", "on", "off"))
 TIMESCALE_CHUNK_INTERVAL_DAYS = env_int("HEADROOM_CHUNK_INTERVAL_DAYS", 7, minimum=1)
 TIMESCALE_COMPRESS_AFTER_DAYS = env_int("HEADROOM_COMPRESS_AFTER_DAYS", 30, minimum=0)
-TIMESCALE_RETENTION_DAYS = env_int("HEADROOM_RETENTION_DAYS", 0, minimum=0)  # 0 keeps data forever
+# Raw counter samples expire this many days after their upload was stored (workers/retention.py);
+# results and raw bytes are kept. 0 keeps samples forever. Both modes.
+TIMESCALE_RETENTION_DAYS = env_int("HEADROOM_RETENTION_DAYS", 0, minimum=0)
 
 # --- Celery (the app file workers/celery.py stays tiny) -----------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -198,12 +246,14 @@ CELERY_TASK_ROUTES = {
     "workers.tasks.ingest_upload": {"queue": "ingest"},
     "workers.tasks.refresh_rollups": {"queue": "maintenance"},
     "workers.tasks.sweep_uploads": {"queue": "maintenance"},
+    "workers.tasks.expire_raw_samples": {"queue": "maintenance"},
 }
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
     "refresh-rollups": {"task": "workers.tasks.refresh_rollups", "schedule": 60.0},
     "sweep-uploads": {"task": "workers.tasks.sweep_uploads", "schedule": 60.0},
+    "expire-raw-samples": {"task": "workers.tasks.expire_raw_samples", "schedule": 3600.0},
 }
 WORKER_HEARTBEAT_SECONDS = env_int("HEADROOM_WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 WORKER_STALE_SECONDS = env_int("HEADROOM_WORKER_STALE_SECONDS", 60, minimum=1)
@@ -216,7 +266,12 @@ REQUEUE_AFTER_SECONDS = env_int("HEADROOM_REQUEUE_AFTER_SECONDS", 600, minimum=1
 # --- Cache (share-link and API rate limits) ----------------------------------
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CELERY_BROKER_URL,
+            # A dead Redis must not hold up a page: the limits fail open (webapp/api/ratelimit.py).
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
         if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
@@ -230,7 +285,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"default": formatter_config(LOG_FORMAT)},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "default"}},
+    # Share-link tokens in request paths ("Not Found: /s/hs_...") are cut to their hint.
+    "filters": {"share_tokens": {"()": "webapp.ops.redact.ShareTokenFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "default", "filters": ["share_tokens"]}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

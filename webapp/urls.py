@@ -9,6 +9,10 @@ from webapp.api.router import api
 from webapp.core.health import healthz
 from webapp.ops.views import metrics
 
+# JSON for API paths that no route matches or that fail outside the API's own views.
+handler404 = "webapp.api.errors.api_aware_404"
+handler500 = "webapp.api.errors.api_aware_500"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),

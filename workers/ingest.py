@@ -161,13 +161,45 @@ def run_pipeline(upload: Upload, opener: Callable[[], BinaryIO] | None = None) -
         raise ParseError("the file is nested too deeply to be read", parser=parser.name) from None
 
 
+def kept_rows(upload_id: int) -> int:
+    """Rows an earlier, successful parse of this upload still has stored.
+
+    A load is all or nothing, so after a failed (re-)parse these are exactly
+    the previous parse's rows: whole, never a part of the failed one.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT count(*) FROM counter_sample WHERE upload_id = %s)"
+            " + (SELECT count(*) FROM measurement WHERE upload_id = %s)",
+            [upload_id, upload_id],
+        )
+        return int(cursor.fetchone()[0])
+
+
 def fail(upload_id: int, error: ParseError | str) -> None:
-    """Record a final failure with a human message."""
-    details = (
+    """Record a final failure with a human message; status and rows always agree.
+
+    The first parse of an upload fails to ``failed`` with no rows. A re-parse
+    that fails leaves the previous parse's rows in place (the failed load
+    rolled back), so the upload stays ``stored`` with those rows, and its error
+    says that the re-parse failed and that the earlier rows are what is shown.
+    """
+    details: dict[str, object] = (
         error.as_dict()
         if isinstance(error, ParseError)
         else {"message": error, "line": None, "column": None, "parser": None}
     )
+    kept = kept_rows(upload_id)
+    if kept:
+        details["message"] = (
+            f"re-parse failed, so the {kept:,} rows of the previous parse are kept and still shown: "
+            f"{details['message']}"
+        )
+        details["reparse_failed"] = True
+        Upload.objects.filter(pk=upload_id).update(
+            status=Upload.Status.STORED, error=details, finished_at=timezone.now(), rows=kept
+        )
+        return
     Upload.objects.filter(pk=upload_id).update(
         status=Upload.Status.FAILED, error=details, finished_at=timezone.now(), rows=0
     )

@@ -1,8 +1,10 @@
 """Celery tasks. Each takes ids, reloads rows, and exits quietly if there is nothing to do.
 
-One retry policy, declared once (``TRANSIENT``): connection and operational
-errors retry with jittered exponential backoff; bad input (``ParseError``)
-never retries and becomes the upload's error message.
+One retry policy, declared once (``TRANSIENT`` and ``is_transient``):
+connection errors and other database errors a later attempt can get past
+retry with jittered exponential backoff; bad input (``ParseError``) and
+database errors that would recur (a configured limit, SQLSTATE 53400) never
+retry and become the upload's error message.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
-from workers import ingest
+from workers import ingest, retention
 from workers.pipeline.errors import ParseError
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,21 @@ TRANSIENT: tuple[type[Exception], ...] = (
     ConnectionError,
     TimeoutError,
 )
+
+
+# SQLSTATEs that a later attempt can get past: lost connections (08), server
+# shutdown or start-up (57P), serialization failures and deadlocks (40), and
+# the server's own resource shortages (53000-53300). A configured limit
+# (53400, e.g. TimescaleDB's decompression guard) or a cancelled statement
+# fails the same way every time, so it is final.
+_TRANSIENT_STATES = ("08", "57P", "40", "53000", "53100", "53200", "53300", "58")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` (one of TRANSIENT) is worth a retry."""
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    state = cause.sqlstate if isinstance(cause, psycopg.Error) else None
+    return state is None or state.startswith(_TRANSIENT_STATES)
 
 
 def backoff(retries: int) -> float:
@@ -65,8 +82,18 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
         except SoftTimeLimitExceeded:
             ingest.fail(upload_id, "parsing took longer than the time limit; the file may be too large")
             return "failed"
-        except TRANSIENT:
-            raise
+        except TRANSIENT as exc:
+            if is_transient(exc):
+                raise
+            cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+            state = cause.sqlstate if isinstance(cause, psycopg.Error) else ""
+            log.error("upload %s: the database refused it (SQLSTATE %s): %s", upload_id, state, exc)
+            ingest.fail(
+                upload_id,
+                f"the database refused to store it (SQLSTATE {state}: {str(exc).strip()}); "
+                "retrying would fail the same way, so it was not retried",
+            )
+            return "failed"
         except Exception as exc:
             log.exception("unexpected error ingesting upload %s", upload_id)
             ingest.fail(
@@ -110,9 +137,19 @@ def refresh_rollups() -> int:
             return done
         start = min(d.start for d in batch)
         end = max(d.end for d in batch)
-        backend.refresh_rollups(start, end)
+        if not backend.refresh_rollups(start, end):
+            return done  # inside a transaction on TimescaleDB: the ranges stay pending (exact reads)
         RollupDirty.objects.filter(pk__in=[d.pk for d in batch]).delete()
         done += len(batch)
+
+
+@shared_task(name="workers.tasks.expire_raw_samples", autoretry_for=TRANSIENT, retry_backoff=True)
+def expire_raw_samples() -> int:
+    """Retention (see workers.retention): raw samples of uploads stored too long ago."""
+    uploads, _ = retention.expire_due()
+    if uploads:
+        refresh_rollups.apply_async()
+    return uploads
 
 
 @shared_task(name="workers.tasks.sweep_uploads", autoretry_for=TRANSIENT, retry_backoff=True)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from headroom_agent import __version__, sample, steps, timing, upload, watch
+from headroom_agent import __version__, campaigns, sample, steps, timing, upload, watch
 from headroom_agent.client import Client, TransportError, Verdict
 from headroom_agent.config import (
     ROLES,
@@ -67,7 +67,10 @@ def _upload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--step", type=int, metavar="USERS", help="load step (user count) the file belongs to"
     )
-    parser.add_argument("--timezone", help="IANA zone for times without an offset, e.g. Asia/Kolkata")
+    parser.add_argument(
+        "--timezone",
+        help="IANA zone for times without an offset, e.g. Asia/Kolkata (default: this machine's zone)",
+    )
     parser.add_argument("--run", help="run name to file the results under")
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument("--progress", action="store_true", default=None, help="always show a progress bar")
@@ -155,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-existing", action="store_true", help="ignore files present at start")
     p.add_argument("--state", metavar="FILE", help="state file (default: in the agent's data directory)")
     _upload_options(p)
+
+    campaigns.add_parser(commands, conn)
 
     p = commands.add_parser("flush", parents=[conn], help="deliver the spool now")
     p.add_argument("--list", action="store_true", help="list spooled and rejected items instead")
@@ -296,8 +301,9 @@ COMMANDS: dict[str, Command] = {
     "step": steps.run,
     "watch": watch.run,
     "flush": flush,
+    "campaign": campaigns.run,
 }
-NEEDS_SERVER = ("upload", "sample", "time", "step", "watch", "flush")
+NEEDS_SERVER = ("upload", "sample", "time", "step", "watch", "flush", "campaign")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from headroom_agent import progress
+from headroom_agent import localzone, progress
 from headroom_agent.client import Client, TransportError, Verdict
 from headroom_agent.context import EXIT_FAILED, EXIT_OK, EXIT_SPOOLED, EXIT_USAGE, Context, combine
 from headroom_agent.outbox import report
@@ -192,7 +192,8 @@ def meta_from(args: argparse.Namespace, ctx: Context) -> UploadMeta:
         role=settings.role,
         kind=args.kind,
         step=args.step,
-        timezone=args.timezone or "",
+        # Times without an offset were written in this machine's zone unless the sender says otherwise.
+        timezone=args.timezone or localzone.local_zone(),
         run=args.run or "",
     )
 

@@ -50,7 +50,7 @@ def site(live_server, transactional_db, settings, monkeypatch) -> Site:
     from tests.factories import make_user
     from tests.webapp.dashboard.demo import add_block_size_runs, load_demo
 
-    campaign = load_demo()
+    campaign = load_demo(kinds=("perfmon_csv", "timings", "diskspd_text"))
     add_block_size_runs(campaign)
     client = Client()
     client.force_login(make_user(campaign.project))

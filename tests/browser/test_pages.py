@@ -44,7 +44,7 @@ def assert_fits_and_clean(page, site) -> None:
 def test_the_capacity_planner_draws_and_the_threshold_changes_the_answer(page, site):
     open_page(page, site, "/campaigns/demo/capacity/")
     pixels = drawn(page)
-    assert len(pixels) == 1 + 1 + 5  # the bars, the overview, five scenarios
+    assert len(pixels) == 1 + 1 + 1 + 5  # the bars, servers needed, the overview, five scenarios
     assert all(count > 300 for count in pixels), pixels
     api = site.client.get("/api/v1/campaigns/demo/capacity").json()
     av_on = next(s for s in api["scenarios"] if s["dims"].get("av") == "on")
@@ -69,7 +69,7 @@ def test_the_capacity_planner_draws_and_the_threshold_changes_the_answer(page, s
         (s["label"], s["saturation_users"], s["bound"]) for s in lower["scenarios"]
     )
     # And the overview's CSV every step's statistic.
-    steps = download_csv(page, page.locator(".chart-card").nth(1))
+    steps = download_csv(page, page.locator("#slot-overview .chart-card"))
     assert [(r["scenario"], int(r["users"]), number(r["value"]), int(r["samples"])) for r in steps] == [
         (s["label"], step["users"], step["avg"], step["samples"])
         for s in lower["scenarios"]
@@ -173,7 +173,7 @@ def test_tables_sort_and_pages_print_without_controls(page, site):
     header = page.locator("#saturation-table th", has_text="Users before saturation")
     header.locator("button").click()
     cells = page.locator("#saturation-table td.saturation").all_inner_texts()
-    assert cells[0] == "833 users" and cells[-1].startswith("> 1,000")
+    assert cells[0] == "833 users" and cells[-1] == "~1,031 users (extrapolated beyond 1,000)"
     for path in ("/campaigns/demo/", "/campaigns/demo/uploads/"):
         page.goto(site.url + path)
         assert (
@@ -185,3 +185,29 @@ def test_tables_sort_and_pages_print_without_controls(page, site):
     assert page.locator("nav.nav").is_hidden() and page.locator("#capacity-form").is_hidden()
     assert page.locator("button[data-action=csv]").first.is_hidden()
     assert all(count > 300 for count in drawn(page))
+
+
+def test_sizing_keeps_its_values_in_the_url_and_the_page_reads_at_390_px(page, site):
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, site, "/campaigns/demo/capacity/?users=3000&target=60&redundancy=1")
+    api = site.client.get("/api/v1/campaigns/demo/sizing?users=3000&target=60&redundancy=1").json()
+    page.wait_for_selector("#sizing-table td.servers")
+    servers = page.locator("#sizing-table td.servers").all_inner_texts()
+    assert sorted(servers) == sorted(str(s["servers"]) for s in api["scenarios"] if s["servers"] is not None)
+    assert "6" in servers  # AV on: 640 users per server at 60 %, ceil(3,000 / 640) + 1
+    page.fill("#f-redundancy", "2")
+    page.locator("#sizing-form button").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('redundancy') === '2'")
+    page.wait_for_function("() => document.querySelector('#sizing-status').textContent.includes('N+2')")
+    assert "users=3000" in page.url and "threshold=80" in page.url
+    # Limits, runner-up and remarks are on the page; the bar CSV carries the interval and the limiting resource.
+    assert page.locator("#limits-table tr[data-limiting=yes]").count() >= 4
+    assert "disk queue at 522, 390 before cpu" in page.locator("#saturation-table").inner_text()
+    assert page.locator("#remarks li[data-kind=spiky]").count() >= 1
+    rows = download_csv(page, page.locator("#slot-saturation .chart-card"))
+    hdd = next(r for r in rows if "HDD" in r["scenario"])
+    assert hdd["limiting_resource"] == "disk_queue" and hdd["runner_up"] == "cpu"
+    assert number(hdd["interval_low"]) == 900 and number(hdd["interval_high"]) == 1000
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at a 390 px window"
+    assert site.console == [], site.console

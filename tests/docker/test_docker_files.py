@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.paths import REPO
+from tests.paths import REPO, SHARED
 
 DOCKER = REPO / "docker"
 ENTRYPOINT = DOCKER / "entrypoint.sh"
@@ -204,6 +204,18 @@ def test_it_pins_the_timescale_image_and_every_other_image():
         image = service["image"]
         assert ":" in image and not image.endswith(":latest"), f"{name} uses an unpinned image {image}"
         assert re.search(r":\S*\d", image), f"{name} image {image} has no version in its tag"
+
+
+def test_it_runs_the_timescaledb_and_postgresql_versions_ci_tests():
+    """Production pins the TimescaleDB build the suite runs on (../shared/timescaledb) and its PostgreSQL major."""
+    tested = sorted((SHARED / "timescaledb").glob("timescaledb-*-pg*-*.tar.xz"))
+    assert tested, "the TimescaleDB build CI tests on is missing"
+    found = re.fullmatch(r"timescaledb-(\d+\.\d+\.\d+)-pg(\d+)-.*", tested[-1].name.removesuffix(".tar.xz"))
+    assert found is not None
+    version, pg = found.groups()
+    assert compose()["services"]["db"]["image"] == f"timescale/timescaledb:{version}-pg{pg}"
+    readme = (REPO / "README.md").read_text()
+    assert f"TimescaleDB {version}" in readme and f"PostgreSQL {pg}" in readme
 
 
 def test_it_gives_every_app_service_the_database_and_redis_urls():

@@ -106,7 +106,7 @@ def test_an_imported_campaign_is_parsed_by_the_workers(worker_pool, tmp_path):
         "120",
         stdout=out,
     )
-    assert "17 stored, 0 failed, 0 still processing" in out.getvalue()
+    assert "21 stored, 0 failed, 0 still processing" in out.getvalue()
     restored = Campaign.objects.get(slug="restored")
     assert sorted(Upload.objects.filter(campaign=restored).values_list("rows", flat=True)) == sorted(
         Upload.objects.filter(campaign=demo).values_list("rows", flat=True)

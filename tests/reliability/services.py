@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tests.paths import REPO
+from tests.pg_cluster import Cluster, recreate_database, require_timescale_bin
 from webapp.launcher import redis_command, worker_command
 
 START_TIMEOUT = 60.0
@@ -251,12 +252,7 @@ class PrivatePostgres:
         return f"postgres://postgres@{quote(str(self.socket_dir), safe='')}/{database}"
 
     def fresh_database(self, name: str) -> str:
-        import psycopg
-        from psycopg import sql
-
-        with psycopg.connect(self.url("postgres"), autocommit=True, connect_timeout=10) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        recreate_database(self.url("postgres"), name)
         return self.url(name)
 
     def close(self) -> None:
@@ -306,8 +302,13 @@ class Stack:
         server.start()
         return server
 
-    def postgres(self) -> PrivatePostgres:
-        server = PrivatePostgres(self.var_dir)
+    def postgres(self) -> PrivatePostgres | Cluster:
+        """A server this test may stop: with TimescaleDB preloaded when the run is in that mode."""
+        server: PrivatePostgres | Cluster
+        if os.environ.get("HEADROOM_TIMESCALE") == "on":
+            server = Cluster(f"{self.name}-tsdb", require_timescale_bin(), preload=True)
+        else:
+            server = PrivatePostgres(self.var_dir)
         self.closers.append(server.close)
         return server
 

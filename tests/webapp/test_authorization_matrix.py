@@ -74,10 +74,12 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "post_samples": ("post", API_WRITE),
     "post_timings": ("post", API_WRITE),
     "whoami": ("get", row(401, 200, 200, 200, 200, 200, 200)),
+    "create_campaign": ("post", row(401, 403, 201, 201, 404, 201, 404)),
     "create_run": ("post", row(401, 403, 200, 200, 404, 200, 404)),
     "get_run": ("get", API_READ),
     "post_steps": ("post", row(401, 403, 200, 200, 404, 200, 404)),
     "capacity": ("get", API_READ),
+    "sizing": ("get", API_READ),
     "compare": ("get", API_READ),
     "list_series": ("get", API_READ),
     "get_trace": ("get", API_READ),
@@ -92,6 +94,7 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "password_reset_confirm": ("get", PUBLIC),  # an invalid link renders a clear page
     "password_reset_complete": ("get", PUBLIC),
     "projects": ("get", SIGNED_IN),
+    "new-project": ("post", row(302, 403, 403, 403, 403, 302, 302)),  # staff only
     "tokens": ("get", EDITOR_PAGE),
     "create-token": ("post", EDITOR_ACTION),
     "revoke-token": ("post", EDITOR_ACTION),
@@ -112,6 +115,8 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
         ),
     ),
     "home": ("get", row(302, 200, 200, 200, 200, 302, 302)),
+    "new-campaign": ("get", SIGNED_IN),
+    "campaign-settings": ("get", EDITOR_PAGE),
     "campaign": ("get", MEMBER_PAGE),
     "capacity-page": ("get", MEMBER_PAGE),
     "compare-page": ("get", MEMBER_PAGE),
@@ -226,10 +231,20 @@ def body_for(key: str, world) -> tuple[object, str | None]:
         )
         field = "samples" if key == "post_samples" else "timings"
         return json.dumps({"campaign": slug, "host": "C1", field: [item]}), "application/json"
+    if key == "create_campaign":
+        body = {
+            "slug": "matrix-campaign",
+            "name": "M",
+            "dimensions": ["av"],
+            "project": world["a"].project.slug,
+        }
+        return json.dumps(body), "application/json"
     if key == "create_run":
         return json.dumps({"campaign": slug, "name": "matrix-run"}), "application/json"
     if key == "post_steps":
         return json.dumps([{"users": 10, "started_at": "2015-06-01T10:00:00Z"}]), "application/json"
+    if key == "new-project":
+        return {"slug": "matrix-project", "name": "M"}, None
     if key in ("create-token", "create"):
         return {"name": "x", "view": "overview"}, None
     return {}, None
@@ -250,6 +265,8 @@ def test_each_caller_gets_the_expected_status_everywhere(client, world, caller):
             url += f"?x={world['series'][0]}&y={world['series'][1]}"
         if key == "compare":
             url += f"?baseline={world['upload'].scenario_id}"
+        if key == "sizing":
+            url += "?users=1000&target=60&redundancy=1"
         if method == "get":
             response = client.get(url, **headers)
         else:

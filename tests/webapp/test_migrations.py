@@ -9,8 +9,10 @@ from django.core.management import call_command
 from django.db import connection
 
 from tests.ingest import ingest_path
+from tests.modes import expected_mode
 from tests.paths import FIXTURES
 from webapp.core.models import Upload
+from webapp.timeseries import backend
 
 
 @pytest.mark.django_db
@@ -20,11 +22,47 @@ def test_makemigrations_finds_nothing_to_do():
     assert "No changes detected" in out.getvalue()
 
 
-@pytest.mark.django_db
-def test_the_plain_postgresql_mode_built_a_rollup_table():
+def _one(sql: str) -> object:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT relkind FROM pg_class WHERE relname = 'counter_rollup_1m'")
-        assert cursor.fetchone() == ("r",)
+        cursor.execute(sql)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.django_db
+def test_migrations_built_the_mode_the_setting_and_server_ask_for():
+    mode = expected_mode()
+    assert backend.mode() == mode
+    rollup_kind = _one("SELECT relkind FROM pg_class WHERE relname = 'counter_rollup_1m'")
+    if mode == "postgresql":
+        assert rollup_kind == "r"  # a table the worker keeps current
+        assert _one("SELECT count(*) FROM pg_extension WHERE extname = 'timescaledb'") == 0
+        return
+    assert rollup_kind == "v"  # the continuous aggregate's view
+    hypertables = _one(
+        "SELECT string_agg(hypertable_name, ',' ORDER BY hypertable_name) "
+        "FROM timescaledb_information.hypertables WHERE hypertable_schema = 'public'"
+    )
+    assert hypertables == "counter_sample,measurement"
+    assert (
+        _one(
+            "SELECT materialized_only FROM timescaledb_information.continuous_aggregates "
+            "WHERE view_name = 'counter_rollup_1m'"
+        )
+        is False
+    )  # real-time: answers from raw rows past the last refresh
+    jobs = str(
+        _one(
+            "SELECT string_agg(proc_name || ':' || hypertable_name, ',' ORDER BY proc_name) "
+            "FROM timescaledb_information.jobs WHERE proc_name LIKE 'policy_%'"
+        )
+    )
+    assert "policy_compression:counter_sample" in jobs
+    assert "policy_refresh_continuous_aggregate:" in jobs
+    interval = _one(
+        "SELECT time_interval FROM timescaledb_information.dimensions WHERE hypertable_name = 'counter_sample'"
+    )
+    assert str(interval) == "7 days, 0:00:00"
 
 
 @pytest.mark.django_db

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from webapp.accounts import views
+from webapp.accounts import project_views, views
 
 app_name = "accounts"
 urlpatterns = [
@@ -17,7 +17,7 @@ urlpatterns = [
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
+        views.ThrottledPasswordResetView.as_view(
             success_url=reverse_lazy("accounts:password_reset_done"),
             email_template_name="registration/password_reset_email.txt",
         ),
@@ -37,6 +37,7 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("projects/", views.projects, name="projects"),
+    path("projects/new", project_views.new_project, name="new-project"),
     path("projects/<slug:slug>/tokens/", views.tokens, name="tokens"),
     path("projects/<slug:slug>/tokens/new", views.create_token, name="create-token"),
     path("projects/<slug:slug>/tokens/<int:token_id>/revoke", views.revoke_token, name="revoke-token"),

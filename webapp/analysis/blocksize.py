@@ -15,7 +15,10 @@ figure is used). Their figures are measurements named
 Spreads (``*_stddev``) are left out. Per run, a figure reported for several subjects (jobs, targets) is the one
 for the ``total`` subject when present, else the sum over subjects for
 throughput and IOPS and their mean for latency. Repeated runs of a scenario
-at one block size are averaged.
+at one block size are averaged only when every other execution parameter
+(``metric_groups.PARAMS``: read/write mix, queue depth, threads ...) is the
+same too; a scenario holding several such executions gets one line each,
+named by what differs (``execution``), never an average across them.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from webapp.analysis.metric_groups import PARAMS, execution_label
 from webapp.core.models import Campaign, Run
 
 Family = Literal["mbps", "iops", "latency"]
@@ -50,6 +54,7 @@ class Figure:
 class BlockPoint:
     scenario: int
     label: str
+    execution: str  # the other parameters, when the scenario holds more than one set of them; else ""
     block_size: str  # as the run attribute spelled it
     block_bytes: int | None
     family: Family
@@ -121,6 +126,11 @@ def _per_run(rows: list[tuple[int, str, str, str, float]]) -> dict[tuple[int, Fi
     return combined
 
 
+def _other_params(run: Run) -> tuple[tuple[str, str], ...]:
+    """The run's execution parameters other than the block size, as a sortable key."""
+    return tuple(sorted((k, str(v)) for k, v in run.attributes.items() if k in PARAMS and k != "block_size"))
+
+
 def block_size_points(campaign: Campaign) -> list[BlockPoint]:
     runs = {
         run.pk: run
@@ -138,16 +148,23 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
         )
         rows = cursor.fetchall()
     scenarios = {run.scenario_id: run.scenario for run in runs.values()}
-    grouped: dict[tuple[int, str, Figure], list[float]] = defaultdict(list)
+    executions = {run_id: _other_params(run) for run_id, run in runs.items()}
+    sets: dict[int, set[tuple[tuple[str, str], ...]]] = defaultdict(set)
+    for run_id, run in runs.items():
+        sets[run.scenario_id].add(executions[run_id])
+    grouped: dict[tuple[int, str, tuple[tuple[str, str], ...], Figure], list[float]] = defaultdict(list)
     for (run_id, figure), value in _per_run(rows).items():
         run = runs[run_id]
-        grouped[(run.scenario_id, str(run.attributes["block_size"]), figure)].append(value)
+        grouped[(run.scenario_id, str(run.attributes["block_size"]), executions[run_id], figure)].append(
+            value
+        )
     points = []
-    for (scenario_id, size, figure), values in grouped.items():
+    for (scenario_id, size, other, figure), values in grouped.items():
         points.append(
             BlockPoint(
                 scenario_id,
                 scenarios[scenario_id].label,
+                execution_label(dict(other)) if len(sets[scenario_id]) > 1 else "",
                 size,
                 block_bytes(size),
                 figure.family,
@@ -158,7 +175,17 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
                 len(values),
             )
         )
-    points.sort(key=lambda p: (p.scenario, p.family, p.direction, p.stat, p.block_bytes or 0, p.block_size))
+    points.sort(
+        key=lambda p: (
+            p.scenario,
+            p.execution,
+            p.family,
+            p.direction,
+            p.stat,
+            p.block_bytes or 0,
+            p.block_size,
+        )
+    )
     return points
 
 

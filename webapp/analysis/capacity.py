@@ -12,6 +12,11 @@ raw samples of each window's partial edge minutes (``analysis.windows``):
 exact, and their cost follows the number of windows, not the samples inside
 them. The 95th percentile needs every raw sample of every window, so it is
 computed only when it is the chosen statistic (``p95`` is null otherwise).
+
+Around the point: its interval (``analysis.uncertainty``), an extrapolation
+when no step crosses (``analysis.extrapolate``), and the users before each
+resource's limit (``analysis.limits``), whose step averages come from the
+same single window query as the chosen counter's.
 """
 
 from __future__ import annotations
@@ -24,7 +29,18 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from webapp.analysis.extrapolate import Extrapolation, extrapolate
+from webapp.analysis.limits import (
+    COMPANIONS,
+    ResourceUsers,
+    campaign_limits,
+    extra_series,
+    limiting,
+    scenario_limits,
+    watched_series,
+)
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
+from webapp.analysis.uncertainty import RunCurve, Uncertainty, saturation_interval
 from webapp.analysis.windows import Window, window_p95, window_stats
 from webapp.core.models import Campaign, Host, Run, RunStep
 from webapp.timeseries.models import CounterSeries
@@ -76,8 +92,19 @@ class ScenarioCapacity:
     dims: dict[str, str]
     steps: list[StepRow]
     saturation: Saturation
+    curves: list[RunCurve] = field(default_factory=list)  # one per run
+    uncertainty: Uncertainty | None = None
+    extrapolation: Extrapolation | None = None
+    limits: list[ResourceUsers] = field(default_factory=list)
+    companions: dict[str, dict[int, float]] = field(default_factory=dict)  # e.g. IOPS per user count
+    run_ids: list[int] = field(default_factory=list)
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return self.uncertainty.interval if self.uncertainty else None
 
     def as_dict(self) -> dict[str, Any]:
+        head, runner_up = limiting(self.limits)
         return {
             "scenario": self.scenario_id,
             "label": self.label,
@@ -88,6 +115,14 @@ class ScenarioCapacity:
             "steps_used": len(self.steps),
             "samples_used": sum(s.samples for s in self.steps),
             "steps": [s.as_dict() for s in self.steps],
+            "interval": list(self.interval) if self.interval else None,
+            "interval_method": self.uncertainty.method if self.uncertainty else "none",
+            "runs_used": len(self.curves),
+            "run_ids": self.run_ids,
+            "extrapolation": self.extrapolation.as_dict() if self.extrapolation else None,
+            "limiting": head,
+            "runner_up": runner_up,
+            "limits": [r.as_dict() for r in self.limits],
         }
 
 
@@ -145,7 +180,12 @@ def _server_series(runs: list[Run], counter: CounterRef) -> dict[int, list[int]]
 
 
 def campaign_capacity(
-    campaign: Campaign, counter: CounterRef, stat: Stat, threshold: float, trim: float = 10.0
+    campaign: Campaign,
+    counter: CounterRef,
+    stat: Stat,
+    threshold: float,
+    trim: float = 10.0,
+    with_limits: bool = True,
 ) -> list[ScenarioCapacity]:
     runs = list(
         Run.objects.filter(campaign=campaign, steps__isnull=False)
@@ -155,18 +195,34 @@ def campaign_capacity(
         .order_by("scenario_id", "name")
     )
     series_of = _server_series(runs, counter)
+    limits = [*campaign_limits(campaign), *COMPANIONS] if with_limits else []
+    watched = watched_series(runs, limits) if limits else {}
     windows: list[Window] = []
+    # Limit series get negative keys (step ids are positive): one query serves both.
+    extra_keys: dict[int, tuple[int, int]] = {}
+    shared: list[tuple[int, int]] = []  # (step, series) a limit reads from the chosen counter's windows
     for run in runs:
+        extra = sorted(extra_series(watched.get(run.pk, [])))
+        if len(series_of[run.pk]) == 1 and series_of[run.pk][0] in extra:
+            extra.remove(series_of[run.pk][0])
+            shared.extend((step.pk, series_of[run.pk][0]) for step in run.steps.all())
         for step in run.steps.all():
             window = _window(step, trim)
             if window is None:
                 continue
             windows.extend(Window(step.pk, sid, window[0], window[1]) for sid in series_of[run.pk])
+            for sid in extra:
+                extra_keys[-(len(extra_keys) + 1)] = (step.pk, sid)
+                windows.append(Window(-len(extra_keys), sid, window[0], window[1]))
     found = window_stats(windows)
-    p95 = window_p95(windows) if stat == "p95" else {}
+    p95 = window_p95([w for w in windows if w.key > 0]) if stat == "p95" else {}
     stats: dict[int, tuple[int, float, float, float]] = {
-        key: (s.samples, s.average, s.maximum, p95.get(key, float("nan"))) for key, s in found.items()
+        key: (s.samples, s.average, s.maximum, p95.get(key, float("nan")))
+        for key, s in found.items()
+        if key > 0
     }
+    averages = {extra_keys[key]: s.average for key, s in found.items() if key < 0}
+    averages.update({(step, sid): found[step].average for step, sid in shared if step in found})
     overloaded = _overloaded_steps(runs)
 
     by_scenario: dict[int, list[Run]] = defaultdict(list)
@@ -176,21 +232,54 @@ def campaign_capacity(
     for runs_of_scenario in by_scenario.values():
         scenario = runs_of_scenario[0].scenario
         per_users: dict[int, list[tuple[int, float, float, float, bool]]] = defaultdict(list)
+        curves: list[RunCurve] = []
         for run in runs_of_scenario:
+            curve: RunCurve = {}
             for step in run.steps.all():
                 got = stats.get(step.pk)
                 if got is None and step.pk not in overloaded:
                     continue
                 n, avg, mx, q95 = got if got is not None else (0, float("nan"), float("nan"), float("nan"))
                 per_users[step.users].append((n, avg, mx, q95, step.pk in overloaded))
+                value = {"avg": avg, "max": mx, "p95": q95}[stat]
+                curve[step.users] = (None if n == 0 or math.isnan(value) else value, step.pk in overloaded)
+            if curve:
+                curves.append(curve)
         rows = [_combine(users, values) for users, values in sorted(per_users.items())]
-        points = [StepStat(r.users, getattr(r, stat), r.overloaded) for r in rows]
-        results.append(
-            ScenarioCapacity(
-                scenario.pk, scenario.label, scenario.dims, rows, saturation_point(points, threshold)
-            )
+        result = _assess(scenario.pk, scenario.label, scenario.dims, rows, curves, stat, threshold)
+        result.run_ids = [run.pk for run in runs_of_scenario]
+        result.limits, result.companions = scenario_limits(
+            runs_of_scenario, watched, averages, overloaded, limits
         )
+        results.append(result)
     return results
+
+
+def _assess(
+    scenario_id: int,
+    label: str,
+    dims: dict[str, str],
+    rows: list[StepRow],
+    curves: list[RunCurve],
+    stat: Stat,
+    threshold: float,
+) -> ScenarioCapacity:
+    """The saturation point, its interval and, when no step crosses, the extrapolation."""
+    points = [StepStat(r.users, getattr(r, stat), r.overloaded) for r in rows]
+    saturation = saturation_point(points, threshold)
+    result = ScenarioCapacity(scenario_id, label, dims, rows, saturation, curves)
+    if saturation.bound == "not_reached":
+        measured = [(float(p.users), p.value) for p in points if p.value is not None]
+        found = extrapolate([x for x, _ in measured], [y for _, y in measured], threshold)
+        if found is not None:
+            result.extrapolation = found
+            result.saturation = Saturation(
+                found.users, "extrapolated", saturation.first_users, saturation.last_users
+            )
+            result.uncertainty = Uncertainty(found.interval, "prediction", len(curves), [])
+            return result
+    result.uncertainty = saturation_interval(curves, points, saturation, threshold)
+    return result
 
 
 def _combine(users: int, values: list[tuple[int, float, float, float, bool]]) -> StepRow:

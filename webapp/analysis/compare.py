@@ -1,43 +1,73 @@
-"""Scenario comparison: every result metric as a factor of a baseline scenario.
+"""Scenario comparison: result metrics as a factor of a baseline scenario, like with like.
 
-Values are pooled per scenario, metric and subject across runs and
-repetitions; the factor is mean / baseline mean (so 2.5 means "2.5x slower"
-for durations). Significance is Welch's two-sided t-test at 5 %.
+Values are pooled per scenario, metric, subject and *execution parameters*
+(the benchmark run attributes in ``PARAMS``: block size, queue depth,
+read/write mix, threads ...) across runs and repetitions; the factor is
+mean / baseline mean of the baseline's values *with the same parameters*, so
+an 8 KiB write test is never compared with a 4 KiB read test (those rows get
+no factor). Significance is Welch's two-sided t-test at 5 %, run only when
+both sides have two or more values (``tested``).
+
+Each row is sorted into a group (``webapp.analysis.metric_groups``); the
+``headline`` group holds the figures a reader looks at first.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db import connection
 
+from webapp.analysis.metric_groups import GROUPS, PARAMS, execution_label, metric_group
 from webapp.analysis.stats import mean, stdev, welch_p_value
 from webapp.core.models import Campaign, Scenario
 
 ALPHA = 0.05
-
 _VALUES_SQL = """
-    SELECT r.scenario_id, m.metric, m.subject, min(m.unit), array_agg(m.value ORDER BY m.repetition, m.time)
-    FROM measurement m JOIN core_run r ON r.id = m.run_id
-    WHERE r.campaign_id = %s AND (%s = '' OR m.metric = %s)
-    GROUP BY r.scenario_id, m.metric, m.subject
-    ORDER BY m.metric, m.subject, r.scenario_id
+    WITH runs AS (
+        SELECT r.id, r.scenario_id, r.tool,
+               (SELECT coalesce(jsonb_object_agg(a.key, a.value ORDER BY a.key), '{}'::jsonb)
+                FROM jsonb_each(r.attributes) a WHERE a.key = ANY(%s)) AS params
+        FROM core_run r WHERE r.campaign_id = %s
+    )
+    SELECT runs.scenario_id, m.metric, m.subject, runs.params, min(runs.tool), min(m.unit),
+           array_agg(m.value ORDER BY m.repetition, m.time)
+    FROM measurement m JOIN runs ON runs.id = m.run_id
+    WHERE (%s = '' OR m.metric = %s)
+    GROUP BY runs.scenario_id, m.metric, m.subject, runs.params
+    ORDER BY m.metric, m.subject, runs.params::text, runs.scenario_id
 """
+
+
+def _params(raw: Any) -> dict[str, str]:
+    found = json.loads(raw) if isinstance(raw, str) else raw  # psycopg hands raw jsonb over as text
+    return {str(k): str(v) for k, v in (found or {}).items()}
 
 
 def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -> dict[str, Any]:
     with connection.cursor() as cursor:
-        cursor.execute(_VALUES_SQL, [campaign.pk, metric, metric])
-        rows = cursor.fetchall()
+        cursor.execute(_VALUES_SQL, [list(PARAMS), campaign.pk, metric, metric])
+        rows = [
+            (sid, name, subject, _params(params), tool or "", unit, list(values))
+            for sid, name, subject, params, tool, unit, values in cursor.fetchall()
+        ]
     scenarios = {s.pk: s for s in Scenario.objects.filter(campaign=campaign)}
-    base_values = {(m, s): list(v) for sid, m, s, _, v in rows if sid == baseline.pk}
+
+    def key(name: str, subject: str, params: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        return name, subject, tuple(sorted(params.items()))
+
+    base_values = {key(n, s, p): v for sid, n, s, p, _, _, v in rows if sid == baseline.pk}
     results = []
-    for scenario_id, name, subject, unit, values in rows:
-        values = list(values)
-        base = base_values.get((name, subject))
+    unmatched = 0
+    for scenario_id, name, subject, params, tool, unit, values in rows:
+        is_baseline = scenario_id == baseline.pk
+        base = base_values.get(key(name, subject, params))
         factor = mean(values) / mean(base) if base and mean(base) != 0 else None
-        p_value = welch_p_value(values, base) if base and scenario_id != baseline.pk else None
+        p_value = welch_p_value(values, base) if base and not is_baseline else None
+        unmatched += base is None
         scenario = scenarios[scenario_id]
+        group = metric_group(tool, name, subject)
         results.append(
             {
                 "scenario": scenario_id,
@@ -53,12 +83,25 @@ def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -
                 "max": max(values),
                 "factor": factor,
                 "p_value": p_value,
+                "tested": p_value is not None,
                 "significant": p_value is not None and p_value < ALPHA,
-                "is_baseline": scenario_id == baseline.pk,
+                "is_baseline": is_baseline,
+                "tool": tool,
+                "params": params,
+                "execution": execution_label(params),
+                "group": group,
+                "headline": group == "headline",
+                "matched": base is not None,
             }
         )
     return {
         "baseline": {"scenario": baseline.pk, "label": baseline.label, "dims": baseline.dims},
-        "method": "factor = mean / baseline mean; Welch two-sided t-test, significant when p < 0.05",
+        "method": (
+            "factor = mean / baseline mean of executions with the same parameters (block size, queue depth, "
+            "read/write mix, threads); Welch two-sided t-test, significant when p < 0.05, run only where both "
+            "sides have two or more values"
+        ),
+        "groups": [g for g in GROUPS if any(r["group"] == g for r in results)],
+        "unmatched": unmatched,
         "results": results,
     }

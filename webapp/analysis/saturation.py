@@ -4,7 +4,8 @@ The saturation point is the smallest user count at which the chosen statistic
 crosses the threshold (or a step is flagged overloaded), linearly
 interpolated between the last step below and the first step at or above.
 No crossing: "> N users" (``not_reached``); the first step already crosses:
-"< N users" (``below_first_step``).
+"< N users" (``below_first_step``). ``extrapolated`` points come from
+``analysis.extrapolate`` (a fit beyond the tested steps), never from here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Bound = Literal["interpolated", "not_reached", "below_first_step", "no_data"]
+Bound = Literal["interpolated", "extrapolated", "not_reached", "below_first_step", "no_data"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Saturation:
     def text(self) -> str:
         if self.bound == "interpolated" and self.users is not None:
             return f"{self.users:,.0f} users"
+        if self.bound == "extrapolated" and self.users is not None:
+            return f"~{self.users:,.0f} users (extrapolated beyond {self.last_users:,})"
         if self.bound == "below_first_step":
             return f"< {self.first_users:,} users"
         if self.bound == "not_reached":

@@ -6,13 +6,18 @@ import math
 from typing import Any
 
 from django.http import HttpRequest
+from django.urls import reverse
 from ninja import Router
 
 from webapp.analysis.capacity import campaign_capacity, parse_counter
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.differences import scenario_differences
+from webapp.analysis.expiry import RESULTS, data_note
+from webapp.analysis.remarks import scenario_remarks
 from webapp.api.auth import any_auth
 from webapp.api.errors import ApiError, not_found
 from webapp.api.schemas import ErrorOut
+from webapp.api.sizing import sizing_body
 from webapp.api.uploads import campaign_for
 from webapp.core.models import Scenario
 
@@ -23,6 +28,15 @@ METHOD = (
     "{trim:g} % at each end, give avg, max and p95. The saturation point is the smallest user count at which "
     "the {stat} reaches {threshold:g} (or FSCT reports overload), linearly interpolated between the last step "
     "below and the first step at or above. Repeated runs of a scenario are averaged per user count."
+)
+INTERVALS = (
+    "Interval: with one run, the step below and the step at or above the crossing; with repeated runs, "
+    "the 2.5th to 97.5th percentile of the point over bootstrap resamples of the runs (every resample "
+    "enumerated up to 6 runs, else 1,000 draws from a fixed seed), widened to contain the point. When no "
+    "step crosses, the steps are fitted (linear, exponential and power; the smallest residual wins) and "
+    "the crossing is extrapolated, at most 2x the highest tested load, with the fit's 95 % prediction "
+    "interval. Limits: each resource in the campaign's limit table is evaluated on its step averages by "
+    "the same rule; the smallest is the limiting resource."
 )
 
 
@@ -61,11 +75,18 @@ def capacity(
         raise ApiError(400, "invalid_trim", "trim is a percentage of each step, from 0 to below 50")
     if not math.isfinite(threshold):
         raise ApiError(400, "invalid_threshold", "threshold must be a number")
+    if "\x00" in counter or len(counter) > 1000:
+        raise ApiError(400, "invalid_counter", "counter is a path like \\Processor(_Total)\\% Processor Time")
     try:
         ref = parse_counter(counter)
     except ValueError as exc:
         raise ApiError(400, "invalid_counter", str(exc)) from None
     scenarios = campaign_capacity(campaign, ref, stat, threshold, trim)  # type: ignore[arg-type]
+    comparisons = scenario_differences(scenarios)
+    trace_url = reverse("dashboard:traces", args=[campaign.slug])
+    listed = [
+        {**s.as_dict(), "remarks": scenario_remarks(s, stat, trace_url, comparisons)} for s in scenarios
+    ]
     return _finite(
         {
             "campaign": campaign.slug,
@@ -74,9 +95,30 @@ def capacity(
             "threshold": threshold,
             "trim_pct": trim,
             "method": METHOD.format(trim=trim, stat=stat, threshold=threshold),
-            "scenarios": [s.as_dict() for s in scenarios],
+            "interval_text": INTERVALS,
+            "scenarios": listed,
+            "comparisons": comparisons,
+            "data": data_note(campaign=campaign),
         }
     )
+
+
+@router.get(
+    "/campaigns/{slug}/sizing", auth=any_auth, response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut}
+)
+def sizing(
+    request: HttpRequest,
+    slug: str,
+    users: int,
+    target: float = 60.0,
+    redundancy: int = 1,
+    counter: str = "",
+    stat: str = "avg",
+    trim: float = 10.0,
+) -> dict[str, Any]:
+    """Per scenario: ``users_per_server`` at ``target``, ``servers`` = ceil(users / users_per_server) + redundancy."""
+    campaign = campaign_for(request, slug)
+    return _finite(sizing_body(campaign, users, target, redundancy, counter, stat, trim))
 
 
 @router.get(
@@ -85,7 +127,9 @@ def capacity(
 def compare(request: HttpRequest, slug: str, baseline: int, metric: str = "") -> dict[str, Any]:
     """Per scenario and timing name: mean, stdev, n and the factor vs the baseline scenario."""
     campaign = campaign_for(request, slug)
+    if "\x00" in metric or len(metric) > 1000:
+        raise ApiError(400, "invalid_metric", "metric is a timing name, without NUL characters")
     base = Scenario.objects.filter(campaign=campaign, pk=baseline).first()
     if base is None:
         raise not_found(f"scenario {baseline} in campaign {slug!r}")
-    return _finite(campaign_compare(campaign, base, metric))
+    return _finite({**campaign_compare(campaign, base, metric), "data": data_note(built_from=RESULTS)})

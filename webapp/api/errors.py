@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 
 
 class ApiError(Exception):
@@ -35,3 +36,17 @@ def not_found(what: str) -> ApiError:
 
 def handle_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
     return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+
+def api_aware_404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 handler: JSON under /api/ (a path no API route matches), the HTML page elsewhere."""
+    if request.path.startswith("/api/"):
+        return error_response(404, "not_found", f"no API endpoint at {request.path}; see /api/v1/docs")
+    return defaults.page_not_found(request, exception)
+
+
+def api_aware_500(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler (errors outside the API's own views, e.g. middleware): JSON under /api/."""
+    if request.path.startswith("/api/"):
+        return error_response(500, "server_error", "the server failed to answer; the error is logged")
+    return defaults.server_error(request)

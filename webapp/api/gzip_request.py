@@ -1,14 +1,25 @@
-"""Accept ``Content-Encoding: gzip`` request bodies without inflating them in memory.
+"""Request bodies of the upload endpoints: read only for an authenticated caller, gzip allowed.
 
-For multipart uploads the request stream is replaced by one that inflates on
-the fly (bounded by HEADROOM_MAX_DECOMPRESSED_SIZE, so a gzip bomb stops with
-413) and Django's multipart parser streams the inflated file to a temporary
-file as usual. JSON endpoints read the still-compressed body through
-``rawstore`` instead.
+Only ``/api/v1/uploads``, ``/api/v1/samples`` and ``/api/v1/timings`` take a
+body with ``Content-Encoding: gzip``; a compressed body sent anywhere else is
+refused with 415 before a byte of it is read. On those three paths nothing is
+read until the caller is authenticated: the body stream is replaced by one
+that refuses to be read before django-ninja has accepted an agent token
+(``request.auth``) or, for a request without a bearer token, while the
+session's user is anonymous. So an anonymous gzip bomb costs a header parse,
+and even a forged CSRF cookie (whose check looks at the form fields) reads
+nothing. For a gzip multipart upload the stream inflates on the fly, bounded
+by HEADROOM_MAX_DECOMPRESSED_SIZE (413 above), and Django's multipart parser
+streams the inflated file to a temporary file as usual; the JSON batch
+endpoints inflate the still-compressed body themselves. Whatever temporary
+file a parse left behind (an error, a limit, a client gone mid-body) is
+removed when the response is made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -16,13 +27,24 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from webapp.api.errors import error_response
+from webapp.api.errors import ApiError, error_response
 
 CHUNK = 64 * 1024
+# The endpoints that take a request body worth compressing (agents gzip all three).
+UPLOAD_PATHS = frozenset({"/api/v1/uploads", "/api/v1/samples", "/api/v1/timings"})
+IDENTITY = ("", "identity")
 
 
-class GzipBodyError(Exception):
-    pass
+class GzipBodyError(ApiError):
+    """A compressed upload that is not valid gzip (400) or inflates past the limit (413)."""
+
+
+class BodyBeforeAuthentication(OSError):
+    """Something tried to read an upload body before the caller was authenticated.
+
+    An ``OSError``, so Django reports it as ``UnreadablePostError``, which its
+    CSRF check takes as "no form token" without reading further.
+    """
 
 
 class InflatingStream:
@@ -46,15 +68,21 @@ class InflatingStream:
                     data = self.inflater.flush()
                     self.done = True
                     if not self.inflater.eof:
-                        raise GzipBodyError("the gzip body ends before its end marker (truncated request?)")
+                        raise GzipBodyError(
+                            400, "bad_gzip", "the gzip body ends before its end marker (truncated request?)"
+                        )
                 else:
                     try:
                         data = self.inflater.decompress(chunk, CHUNK)
                     except zlib.error as exc:
-                        raise GzipBodyError(f"the request body is not valid gzip data: {exc}") from None
+                        raise GzipBodyError(
+                            400, "bad_gzip", f"the request body is not valid gzip data: {exc}"
+                        ) from None
             self.produced += len(data)
             if self.produced > self.limit:
-                raise GzipBodyError(f"the decompressed body exceeds the limit of {self.limit:,} bytes")
+                raise GzipBodyError(
+                    413, "too_large", f"the decompressed body exceeds the limit of {self.limit:,} bytes"
+                )
             self.buffer += data
 
     def readline(self, size: int = -1) -> bytes:
@@ -76,11 +104,54 @@ class InflatingStream:
         return data
 
 
+def authenticated(request: HttpRequest) -> bool:
+    """Whether the caller is known: an accepted agent token, or a signed-in session without one."""
+    if getattr(request, "auth", None) is not None:
+        return True
+    if request.META.get("HTTP_AUTHORIZATION", "").lower().startswith("bearer "):
+        return False  # judged by the token alone, as webapp.api.auth does
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated)
+
+
+class AuthenticatedBody:
+    """The request stream, readable only once ``authenticated(request)`` holds."""
+
+    def __init__(self, source: Any, request: HttpRequest) -> None:
+        self.source = source
+        self.request = weakref.ref(request)  # the request holds this stream: no cycle
+        self.allowed = False
+
+    def _check(self) -> None:
+        if not self.allowed:
+            request = self.request()
+            if request is None or not authenticated(request):
+                raise BodyBeforeAuthentication("the request body is read only for an authenticated caller")
+            self.allowed = True
+
+    def read(self, size: int = -1) -> bytes:
+        self._check()
+        data: bytes = self.source.read(size)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        self._check()
+        line: bytes = self.source.readline(size)
+        return line
+
+
 def _declared_length(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
+
+
+def _discard_partial_uploads(request: HttpRequest) -> None:
+    """Remove the temporary files the multipart parser made, finished or not."""
+    for handler in getattr(request, "_upload_handlers", None) or ():
+        with contextlib.suppress(OSError):
+            handler.upload_interrupted()
 
 
 class GzipRequestMiddleware:
@@ -89,27 +160,36 @@ class GzipRequestMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
-        content_type = request.META.get("CONTENT_TYPE", "")
-        if encoding == "gzip" and content_type.startswith("multipart/"):
-            inflating = InflatingStream(request._stream, settings.MAX_DECOMPRESSED_SIZE)
-            setattr(request, "_stream", inflating)  # noqa: B010  (Django reads the body from _stream)
-            # The multipart parser needs a length; the real bound is the inflater's limit.
-            request.META["CONTENT_LENGTH"] = str(settings.MAX_DECOMPRESSED_SIZE)
-            del request.META["HTTP_CONTENT_ENCODING"]
-            try:
-                request.POST  # noqa: B018  (parse now, so gzip errors become a clean 4xx)
-            except GzipBodyError as exc:
-                status = 413 if "exceeds" in str(exc) else 400
-                return error_response(status, "bad_request_body", str(exc))
-        elif (
-            content_type.startswith("multipart/")
-            and _declared_length(request) > settings.MAX_UPLOAD_SIZE + 65536
-        ):
-            return error_response(
-                413, "too_large", f"the upload exceeds the limit of {settings.MAX_UPLOAD_SIZE:,} bytes"
-            )
-        elif encoding not in ("", "identity", "gzip"):
+        multipart = request.META.get("CONTENT_TYPE", "").startswith("multipart/")
+        length = _declared_length(request)
+        if request.path_info not in UPLOAD_PATHS:
+            if encoding not in IDENTITY and length > 0:
+                return error_response(
+                    415,
+                    "unsupported_encoding",
+                    f"Content-Encoding {encoding!r} is accepted only by " + ", ".join(sorted(UPLOAD_PATHS)),
+                )
+            if multipart and length > settings.MAX_UPLOAD_SIZE + 65536:
+                return error_response(
+                    413, "too_large", f"the upload exceeds the limit of {settings.MAX_UPLOAD_SIZE:,} bytes"
+                )
+            return self.get_response(request)
+        if encoding not in (*IDENTITY, "gzip"):
             return error_response(
                 415, "unsupported_encoding", f"Content-Encoding {encoding!r} is not supported; use gzip"
             )
-        return self.get_response(request)
+        if length > settings.MAX_UPLOAD_SIZE + 65536:
+            return error_response(
+                413, "too_large", f"the upload exceeds the limit of {settings.MAX_UPLOAD_SIZE:,} bytes"
+            )
+        stream: Any = request._stream
+        if encoding == "gzip" and multipart:
+            stream = InflatingStream(stream, settings.MAX_DECOMPRESSED_SIZE)
+            # The multipart parser needs a length; the real bound is the inflater's limit.
+            request.META["CONTENT_LENGTH"] = str(settings.MAX_DECOMPRESSED_SIZE)
+            del request.META["HTTP_CONTENT_ENCODING"]
+        setattr(request, "_stream", AuthenticatedBody(stream, request))  # noqa: B010  (Django reads _stream)
+        try:
+            return self.get_response(request)
+        finally:
+            _discard_partial_uploads(request)

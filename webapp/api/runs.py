@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest
@@ -14,8 +14,24 @@ from webapp.api.schemas import ErrorOut
 from webapp.api.uploads import campaign_for
 from webapp.core.models import Run, Scenario
 from webapp.core.runs import RunConflict, apply_steps, named_run
+from webapp.core.uploads import MAX_USERS, check_scenario, check_text
 
 router = Router(tags=["runs"])
+
+# Times the API takes: far wider than any test, narrow enough that bucket and
+# step arithmetic stays inside Python's and PostgreSQL's calendars.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def check_moment(name: str, moment: datetime | None, code: str) -> None:
+    """400 ``code`` unless ``moment`` (when given, with an offset) lies in [EARLIEST, LATEST]."""
+    if moment is None:
+        return
+    if moment.tzinfo is None:
+        raise ApiError(400, code, f"{name} needs a UTC offset, e.g. 2015-06-01T10:00:00Z")
+    if not EARLIEST <= moment <= LATEST:
+        raise ApiError(400, code, f"{name} must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
 
 
 class RunIn(Schema):
@@ -101,6 +117,9 @@ def create_run(request: HttpRequest, payload: RunIn) -> dict[str, Any]:
     campaign = campaign_for(request, payload.campaign, write=True)
     if not payload.name.strip():
         raise ApiError(400, "invalid_run", "a run needs a name")
+    check_text("run", payload.name.strip(), 200)
+    check_text("tool", payload.tool, 64)
+    check_scenario(payload.scenario)
     try:
         run = named_run(campaign, Scenario.for_dims(campaign, payload.scenario), payload.name.strip()[:200])
     except RunConflict as exc:
@@ -130,11 +149,12 @@ def post_steps(request: HttpRequest, run_id: int, payload: list[StepIn] | StepsI
     steps = payload if isinstance(payload, list) else payload.steps
     end_at = None if isinstance(payload, list) else payload.end_at
     for step in steps:
-        if step.users < 0:
-            raise ApiError(400, "invalid_step", "users must be 0 or more")
-        if step.started_at.tzinfo is None or (step.ended_at is not None and step.ended_at.tzinfo is None):
-            raise ApiError(400, "invalid_step", "step times need a UTC offset, e.g. 2015-06-01T10:00:00Z")
+        if not 0 <= step.users <= MAX_USERS:
+            raise ApiError(400, "invalid_step", f"users must be from 0 to {MAX_USERS:,}")
+        check_moment("started_at", step.started_at, "invalid_step")
+        check_moment("ended_at", step.ended_at, "invalid_step")
         if step.ended_at is not None and step.ended_at <= step.started_at:
             raise ApiError(400, "invalid_step", f"the step of {step.users} users ends before it starts")
+    check_moment("end_at", end_at, "invalid_step")
     apply_steps(run, [(s.users, s.started_at, s.ended_at) for s in steps], end_at)
     return run_out(run)

@@ -13,6 +13,8 @@ class ErrorDetail(Schema):
     line: int | None = None
     column: int | None = None
     parser: str | None = None
+    # True when a re-parse failed and the rows of the previous parse are still stored (status stays "stored").
+    reparse_failed: bool = False
 
 
 class UploadOut(Schema):
@@ -31,6 +33,7 @@ class UploadOut(Schema):
     duplicate: bool = False
     received_at: datetime
     finished_at: datetime | None
+    raw_expired_at: datetime | None = None
 
 
 class Page(Schema):

@@ -13,10 +13,11 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router
 
+from webapp.analysis.expiry import data_note
 from webapp.analysis.traces import Bucket, correlation, run_series, trace
 from webapp.api.auth import any_auth
 from webapp.api.errors import ApiError
-from webapp.api.runs import visible_run
+from webapp.api.runs import check_moment, visible_run
 from webapp.api.schemas import ErrorOut
 from webapp.core.models import Run
 from webapp.timeseries.models import CounterSeries
@@ -44,13 +45,13 @@ def _bucket_out(bucket: Bucket) -> dict[str, Any]:
     return {"t": bucket.start, "avg": bucket.avg, "min": bucket.min, "max": bucket.max, "n": bucket.n}
 
 
-def _range(run: Run, start: datetime | None, end: datetime | None) -> tuple[datetime, datetime]:
+def trace_range(run: Run, start: datetime | None, end: datetime | None) -> tuple[datetime, datetime]:
     lo = start or run.started_at
     hi = end or run.ended_at
     if lo is None or hi is None:
         raise ApiError(400, "no_time_range", "the run has no samples yet; give start and end")
-    if lo.tzinfo is None or hi.tzinfo is None:
-        raise ApiError(400, "invalid_range", "start and end need a UTC offset, e.g. 2015-02-16T09:00:00Z")
+    check_moment("start", lo, "invalid_range")
+    check_moment("end", hi, "invalid_range")
     if hi <= lo:
         raise ApiError(400, "invalid_range", "end must be after start")
     return lo, hi
@@ -64,7 +65,7 @@ def _width(width: int) -> int:
     return width
 
 
-def _run_series(run: Run, ids: list[int]) -> list[CounterSeries]:
+def requested_series(run: Run, ids: list[int]) -> list[CounterSeries]:
     """The requested series, which must be counters of the run's hosts."""
     found = {
         s.pk: s
@@ -91,6 +92,7 @@ def list_series(request: HttpRequest, run_id: int) -> dict[str, Any]:
             "ended_at": run.ended_at,
         },
         "series": [series_out(s) for s in run_series(run)],
+        "data": data_note(run=run),
     }
 
 
@@ -121,8 +123,8 @@ def get_trace(
         raise ApiError(400, "invalid_series", f"ask for 1 to {MAX_SERIES} series")
     if source not in ("auto", "raw"):
         raise ApiError(400, "invalid_source", "source is auto or raw")
-    chosen = _run_series(run, ids)
-    lo, hi = _range(run, start, end)
+    chosen = requested_series(run, ids)
+    lo, hi = trace_range(run, start, end)
     found = trace(ids, lo, hi, _width(width), "raw" if source == "raw" else None)
     return {
         "run": run.pk,
@@ -133,6 +135,7 @@ def get_trace(
         "series": [
             {**series_out(s), "points": [_bucket_out(b) for b in found.buckets.get(s.pk, [])]} for s in chosen
         ],
+        "data": data_note(run=run),
     }
 
 
@@ -152,8 +155,8 @@ def get_correlation(
 ) -> dict[str, Any]:
     """Bucket averages of series ``y`` against series ``x`` (paired by bucket) and the least-squares line."""
     run = visible_run(request, run_id)
-    x_series, y_series = _run_series(run, [x, y]) if x != y else _run_series(run, [x]) * 2
-    lo, hi = _range(run, start, end)
+    x_series, y_series = requested_series(run, [x, y]) if x != y else requested_series(run, [x]) * 2
+    lo, hi = trace_range(run, start, end)
     found, points, fit = correlation(x, y, lo, hi, _width(width))
     return {
         "run": run.pk,
@@ -167,4 +170,5 @@ def get_correlation(
         "fit": None
         if fit is None
         else {"slope": fit.slope, "intercept": fit.intercept, "r2": fit.r2, "n": fit.n},
+        "data": data_note(run=run),
     }

@@ -18,7 +18,7 @@ from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
 from webapp.core.runs import RunConflict
 from webapp.core.text_limits import LimitExceeded, TextLimits
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.uploads import MAX_USERS, UploadMeta, accept
 from workers.pipeline.registry import all_parsers
 
 router = Router(tags=["uploads"])
@@ -41,12 +41,16 @@ def upload_out(request: HttpRequest, upload: Upload, duplicate: bool = False) ->
         "duplicate": duplicate,
         "received_at": upload.received_at,
         "finished_at": upload.finished_at,
+        # Set when retention removed the upload's counter samples (rows then counts what is left).
+        "raw_expired_at": upload.raw_expired_at,
     }
 
 
 def campaign_for(request: HttpRequest, slug: str, *, write: bool = False) -> Campaign:
     """The campaign if the caller may see it (or, with ``write``, add to it); else the uniform 404."""
     found = caller(request)
+    if "\x00" in slug or len(slug) > 64:  # no campaign has such a slug (and PostgreSQL refuses NUL)
+        raise not_found(f"campaign {slug[:64]!r}")
     campaign = found.campaigns().select_related("project").filter(slug=slug).first()
     if campaign is None:
         raise not_found(f"campaign {slug!r}")
@@ -62,6 +66,10 @@ def parse_scenario(text: str) -> dict[str, object]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ApiError(400, "invalid_scenario", f"scenario must be a JSON object: {exc}") from None
+    except RecursionError:
+        raise ApiError(
+            400, "invalid_scenario", "scenario is nested too deeply; it is a flat JSON object"
+        ) from None
     if not isinstance(value, dict) or not all(isinstance(v, str | int | float) for v in value.values()):
         raise ApiError(
             400, "invalid_scenario", 'scenario must be a JSON object of strings, e.g. {"av": "on"}'
@@ -157,8 +165,8 @@ def create_upload(
     target = campaign_for(request, campaign, write=True)
     if role not in Host.Role.values:
         raise ApiError(400, "invalid_role", f"role must be 'client' or 'server', not {role!r}")
-    if step is not None and step < 0:
-        raise ApiError(400, "invalid_step", "step must be a user count of 0 or more")
+    if step is not None and not 0 <= step <= MAX_USERS:
+        raise ApiError(400, "invalid_step", f"step must be a user count from 0 to {MAX_USERS:,}")
     meta = UploadMeta(
         filename=file.name or "",
         kind=check_kind(kind),
@@ -192,6 +200,9 @@ def get_upload(request: HttpRequest, upload_id: int) -> dict[str, Any]:
     return upload_out(request, visible_upload(request, upload_id))
 
 
+# PostgreSQL's OFFSET is a bigint; no upload has anywhere near this many rows.
+MAX_OFFSET = 2**62
+
 _SAMPLE_ROWS = """
     SELECT s.time, h.name, c.object, c.instance, c.counter, s.value
     FROM counter_sample s
@@ -213,6 +224,8 @@ _MEASUREMENT_ROWS = """
 def upload_data(request: HttpRequest, upload_id: int, offset: int = 0, limit: int = 1000) -> dict[str, Any]:
     """The normalised rows this upload produced (counter samples, then measurements), paged."""
     upload = visible_upload(request, upload_id)
+    if offset > MAX_OFFSET:
+        raise ApiError(400, "invalid_offset", f"offset must be at most {MAX_OFFSET:,}")
     offset = max(0, offset)
     limit = max(1, min(limit, 10_000))
     with connection.cursor() as cursor:
@@ -224,7 +237,15 @@ def upload_data(request: HttpRequest, upload_id: int, offset: int = 0, limit: in
         if offset < samples:
             cursor.execute(_SAMPLE_ROWS, [upload.pk, limit, offset])
             results += [
-                {"type": "sample", "time": t, "host": h, "object": o, "instance": i, "counter": c, "value": v}
+                {
+                    "type": "sample",
+                    "time": t.isoformat(),
+                    "host": h,
+                    "object": o,
+                    "instance": i,
+                    "counter": c,
+                    "value": v,
+                }
                 for t, h, o, i, c, v in cursor.fetchall()
             ]
         if len(results) < limit and offset + len(results) < samples + measurements:
@@ -233,7 +254,8 @@ def upload_data(request: HttpRequest, upload_id: int, offset: int = 0, limit: in
             results += [
                 {
                     "type": "measurement",
-                    "time": t,
+                    # isoformat keeps the microseconds (the JSON encoder would cut to milliseconds).
+                    "time": t.isoformat(),
                     "run": r,
                     "metric": m,
                     "subject": s,

@@ -15,11 +15,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from webapp.core.models import (
+    DEFAULT_LIMITS,
     AgentToken,
     Campaign,
     Host,
     Membership,
     Project,
+    ResourceLimit,
     Run,
     RunStep,
     Scenario,
@@ -79,6 +81,13 @@ class NaturalKeyAdmin(ModelAdmin[Any]):
         return (*super().get_readonly_fields(request, obj), *fixed)
 
 
+class ResourceLimitInline(TabularInline[ResourceLimit, Campaign]):
+    """The campaign's limit table (docs/limits.md); empty = the defaults."""
+
+    model = ResourceLimit
+    extra = 0
+
+
 @admin.register(Campaign)
 class CampaignAdmin(NaturalKeyAdmin):
     list_display = ["name", "slug", "project", "created_at"]
@@ -87,6 +96,27 @@ class CampaignAdmin(NaturalKeyAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     natural_key = ("project",)
+    inlines = [ResourceLimitInline]
+    actions = ["write_default_limits"]
+
+    @admin.action(description="Write the default limits (to edit them)")
+    def write_default_limits(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
+        written = 0
+        for found in queryset:
+            for limit in DEFAULT_LIMITS:
+                _, created = ResourceLimit.objects.get_or_create(
+                    campaign=found, resource=limit["resource"], counter=limit["counter"], defaults=limit
+                )
+                written += created
+        self.message_user(request, f"Wrote {written} limit(s).")
+
+
+@admin.register(ResourceLimit)
+class ResourceLimitAdmin(ModelAdmin[ResourceLimit]):
+    list_display = ["campaign", "resource", "counter", "above", "threshold", "percent", "enabled"]
+    list_filter = ["resource", "enabled", "campaign"]
+    list_select_related = ["campaign"]
+    list_editable = ["threshold", "percent", "enabled"]
 
 
 @admin.register(Scenario)

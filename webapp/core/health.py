@@ -3,6 +3,13 @@
 200 only when every check passes, 503 otherwise; the body says which failed.
 Each check is bounded by a short timeout so a dead dependency cannot hang the
 health endpoint (Docker's HEALTHCHECK and load balancers call it).
+
+Anyone may call it, so an anonymous caller gets only ``ok`` per check plus the
+time-series ``mode`` and its ``note`` (how the tables were built, not a
+secret). Connection errors name hosts, ports and roles: those details, the
+broker transport and the worker heartbeat go only to a caller sending the
+metrics token (``Authorization: Bearer <HEADROOM_METRICS_TOKEN>``) or to a
+signed-in staff user.
 """
 
 from __future__ import annotations
@@ -15,6 +22,11 @@ from django.db import connection
 from django.db.models import Max
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
+
+from webapp.ops.views import _authorised as bearer_matches
+
+# What an anonymous caller sees of each check besides ``ok``.
+PUBLIC_FIELDS = {"timescale": ("mode", "note")}
 
 
 def check_database() -> dict[str, Any]:
@@ -32,7 +44,9 @@ def check_timescale() -> dict[str, Any]:
     from webapp.timeseries import backend
 
     try:
-        return {"ok": True, "mode": backend.mode()}
+        built = backend.mode()
+        note = backend.mode_note(built)
+        return {"ok": True, "mode": built, **({"note": note} if note else {})}
     except Exception as exc:
         return {"ok": False, "mode": "unknown", "error": str(exc)[:300]}
 
@@ -77,9 +91,22 @@ def healthz(request: HttpRequest) -> JsonResponse:
         "workers": check_workers() if database["ok"] else {"ok": False, "alive": 0},
     }
     ok = all(check["ok"] for check in checks.values())
+    if not _may_see_details(request):
+        checks = {
+            name: {k: v for k, v in check.items() if k == "ok" or k in PUBLIC_FIELDS.get(name, ())}
+            for name, check in checks.items()
+        }
     body = {
         "status": "ok" if ok else "unavailable",
         "mode": checks["timescale"].get("mode"),
         "checks": checks,
     }
     return JsonResponse(body, status=200 if ok else 503)
+
+
+def _may_see_details(request: HttpRequest) -> bool:
+    token: str = settings.METRICS_TOKEN
+    if token and bearer_matches(request, token):
+        return True
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_active and user.is_staff)

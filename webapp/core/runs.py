@@ -11,6 +11,10 @@ from django.db import IntegrityError, transaction
 from webapp.core.models import Campaign, Run, RunStep, Scenario
 
 MAX_RUN_NAME = 200  # Run.name's column
+# Tools whose file is one test execution with its own parameters (block size, queue
+# depth, copy options ...): such a file never shares a run with another one unless
+# the uploader named the run.
+EXECUTION_TOOLS = frozenset(("diskspd", "fio", "robocopy"))
 
 
 class RunConflict(Exception):
@@ -20,6 +24,11 @@ class RunConflict(Exception):
 def default_run(campaign: Campaign, scenario: Scenario) -> Run:
     """The run that collects a scenario's results when no run name was given: named after it."""
     return named_run(campaign, scenario, run_name(scenario.label))
+
+
+def is_default_run(run: Run) -> bool:
+    """True for the run an upload without a run name lands in (named after its scenario)."""
+    return run.name == run_name(run.scenario.label)
 
 
 def run_name(text: str) -> str:

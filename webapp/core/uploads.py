@@ -16,16 +16,77 @@ from dataclasses import dataclass, field
 
 from django.db import IntegrityError, connection, transaction
 
-from webapp.core import placements
-from webapp.core.models import AgentToken, Campaign, Host, Upload
+from webapp.core import placements, resubmit
+from webapp.core.models import AgentToken, Campaign, Host, Scenario, Upload
+from webapp.core.models.campaigns import DIMENSIONS
 from webapp.core.rawstore import StoredRaw
 
 log = logging.getLogger(__name__)
 
+# Scenario dimensions beyond the named columns live in a JSON object: bound them too.
+MAX_EXTRA_DIMENSIONS = 32
+MAX_DIMENSION_NAME = 64
+MAX_EXTRA_VALUE = 200
+# Upload.step_users and RunStep.users are PostgreSQL integers.
+MAX_USERS = 2**31 - 1
+
+
+class InvalidMeta(ValueError):
+    """A field the sender gave cannot be stored; ``code`` names the field for the API's 400."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def check_text(field_name: str, value: str, max_length: int) -> str:
+    """``value`` if PostgreSQL can store it in a column of ``max_length`` characters."""
+    if "\x00" in value:
+        raise InvalidMeta(f"invalid_{field_name}", f"{field_name} must not contain NUL (0x00) characters")
+    if len(value) > max_length:
+        raise InvalidMeta(
+            f"invalid_{field_name}", f"{field_name} is {len(value):,} characters; at most {max_length} fit"
+        )
+    return value
+
+
+def check_scenario(dims: Mapping[str, object]) -> Mapping[str, object]:
+    """Scenario dimensions that fit their columns: names and values text (or numbers), no NUL."""
+    extras = 0
+    for name, value in dims.items():
+        if not isinstance(name, str) or not isinstance(value, str | int | float):
+            raise InvalidMeta(
+                "invalid_scenario", 'scenario must be a JSON object of strings, e.g. {"av": "on"}'
+            )
+        key = name.strip()
+        check_text("scenario", key, MAX_DIMENSION_NAME)
+        if key in DIMENSIONS:
+            column = Scenario._meta.get_field(key)
+            limit = getattr(column, "max_length", None) or MAX_EXTRA_VALUE
+        else:
+            extras += 1
+            limit = MAX_EXTRA_VALUE
+        text = str(value).strip()
+        if "\x00" in text or len(text) > limit:
+            raise InvalidMeta(
+                "invalid_scenario",
+                f"scenario value of {key!r} must be at most {limit} characters, without NUL characters",
+            )
+    if extras > MAX_EXTRA_DIMENSIONS:
+        raise InvalidMeta(
+            "invalid_scenario", f"scenario has {extras} extra dimensions; at most {MAX_EXTRA_DIMENSIONS}"
+        )
+    return dims
+
 
 @dataclass(frozen=True)
 class UploadMeta:
-    """What the sender told us about a file (SPEC: POST /api/v1/uploads)."""
+    """What the sender told us about a file (SPEC: POST /api/v1/uploads).
+
+    Checked when made: every field fits its column, so a hostile value is an
+    ``InvalidMeta`` (a 400 in the API) and never a database error.
+    """
 
     filename: str = ""
     kind: str = "auto"
@@ -37,6 +98,18 @@ class UploadMeta:
     run: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        check_text("host", self.host, 255)
+        check_text("run", self.run, 200)
+        check_text("timezone", self.timezone, 64)
+        check_text("kind", self.kind, 32)
+        check_text("filename", self.filename, 10_000)
+        check_scenario(self.scenario)
+        for value in self.extra.values():
+            check_text("metadata", value, 1_000)
+        if self.step is not None and not 0 <= self.step <= MAX_USERS:
+            raise InvalidMeta("invalid_step", f"step must be a user count from 0 to {MAX_USERS:,}")
+
 
 def accept(
     campaign: Campaign, raw: StoredRaw, meta: UploadMeta, *, token: AgentToken | None = None
@@ -45,16 +118,17 @@ def accept(
 
     The API's hot path: with its placement remembered (``placements``) a new
     upload costs one INSERT; the same bytes again are found by the unique
-    constraint on ``(campaign, sha256)``.
+    constraint on ``(campaign, sha256)``. A failed upload sent again with
+    other metadata is reopened and queued instead (``resubmit``).
     """
     remembered = placements.is_remembered(campaign, meta)
     if not remembered and (existing := _existing(campaign, raw)) is not None:
-        return existing, True
+        return _again(campaign, existing, meta)
     try:
         upload = _insert(campaign, raw, meta, token)
     except IntegrityError:
         if (existing := _existing(campaign, raw)) is not None:  # the same bytes, maybe concurrently
-            return existing, True
+            return _again(campaign, existing, meta)
         if not remembered:
             raise
         placements.forget(campaign, meta)  # a remembered row was deleted (another thread may forget too)
@@ -83,6 +157,14 @@ def _insert(campaign: Campaign, raw: StoredRaw, meta: UploadMeta, token: AgentTo
             kind=meta.kind or "auto",
             token=token,
         )
+
+
+def _again(campaign: Campaign, existing: Upload, meta: UploadMeta) -> tuple[Upload, bool]:
+    """The same bytes again: a duplicate, unless a failed upload gets new metadata to try."""
+    if not resubmit.reopen(campaign, existing, meta):
+        return existing, True
+    transaction.on_commit(lambda: enqueue(existing.pk))
+    return existing, False
 
 
 def _existing(campaign: Campaign, raw: StoredRaw) -> Upload | None:

@@ -7,7 +7,9 @@ from webapp.dashboard import views
 app_name = "dashboard"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("campaigns/new", views.new_campaign, name="new-campaign"),
     path("campaigns/<slug:slug>/", views.campaign, name="campaign"),
+    path("campaigns/<slug:slug>/settings/", views.campaign_settings, name="campaign-settings"),
     path("campaigns/<slug:slug>/capacity/", views.capacity, name="capacity"),
     path("campaigns/<slug:slug>/compare/", views.compare, name="compare"),
     path("campaigns/<slug:slug>/block-size/", views.blocksize, name="blocksize"),

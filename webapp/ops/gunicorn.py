@@ -1,7 +1,8 @@
 """Gunicorn settings of the web role: ``gunicorn -c python:webapp.ops.gunicorn``.
 
 Only logging is set here (the bind address, workers and timeout are on the
-command line in ``docker/entrypoint.sh``). With ``LOG_FORMAT=json`` gunicorn's
+command line in ``docker/entrypoint.sh``), with share-link tokens cut from
+every line by ``RedactingLogger``. With ``LOG_FORMAT=json`` gunicorn's
 own error and access logs use the same one-object-per-line formatter as
 Django, so every line the web container prints is JSON. Gunicorn reads this
 module before Django is set up, hence ``webapp.env`` and not the settings.
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gunicorn import glogging  # type: ignore[import-untyped]  # gunicorn ships no type hints
+
 from webapp.env import env_choice
 from webapp.ops.logs import formatter_config
+from webapp.ops.redact import ShareTokenFilter
 
 loglevel = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error"))
 
@@ -34,3 +38,16 @@ if env_choice("LOG_FORMAT", "text", ("text", "json")) == "json":
             "gunicorn.access": {"level": "INFO", "handlers": ["stdout"], "propagate": False},
         },
     }
+
+
+class RedactingLogger(glogging.Logger):  # type: ignore[misc]
+    """Gunicorn's logger with share-link tokens cut from access and error lines (webapp/ops/redact.py)."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            if not any(isinstance(f, ShareTokenFilter) for f in log.filters):
+                log.addFilter(ShareTokenFilter())
+
+
+logger_class = RedactingLogger

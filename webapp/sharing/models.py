@@ -29,6 +29,9 @@ class ShareLink(models.Model):
         OVERVIEW = "overview", "campaign overview"
         CAPACITY = "capacity", "capacity planner"
         COMPARE = "compare", "scenario comparison"
+        BLOCKSIZE = "blocksize", "block-size throughput"
+        COPIES = "copies", "copy comparison"
+        TRACES = "traces", "trace explorer"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="share_links")
     view = models.CharField(max_length=16, choices=View.choices, default=View.OVERVIEW)

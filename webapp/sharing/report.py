@@ -1,27 +1,215 @@
-"""What a shared page shows: built from the campaign and the link's frozen filters only."""
+"""What a shared page shows: built from the campaign and the link's frozen filters only.
+
+Every filter of the view the link was made from is frozen (validated with the
+API's rules when the link is made and again when it is opened): capacity --
+counter, statistic, threshold, trim, the bar grouping and colour dimensions
+and the what-if sizing (users, target, redundancy); compare -- baseline,
+metric and the metric group shown; traces -- run, counter series, start and end
+(webapp/sharing/traces.py).
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from webapp.analysis.capacity import campaign_capacity, parse_counter
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.metric_groups import GROUPS
 from webapp.api.analysis import METHOD
+from webapp.api.errors import ApiError
+from webapp.api.sizing import sizing_body
 from webapp.core.models import DIMENSIONS, Scenario
+from webapp.sharing import answer
 from webapp.sharing.models import ShareLink
+from webapp.sharing.studies import p_text, study_tables, value_text
+from webapp.sharing.traces import traces_section
 
 CAPACITY_DEFAULTS: dict[str, Any] = {"counter": "", "stat": "avg", "threshold": 80.0, "trim": 10.0}
+CAPACITY_EXTRAS = ("groups", "colour", "users", "target", "redundancy")
+COMPARE_KEYS = ("baseline", "metric", "show")
 
 
 def capacity_filters(raw: dict[str, Any]) -> dict[str, Any]:
-    """Validated capacity filters (raises ValueError on nonsense)."""
+    """Validated capacity filters (ValueError saying what is wrong).
+
+    The same rules as ``GET /api/v1/campaigns/{slug}/capacity`` and
+    ``/sizing`` (webapp/api/): checked when a link is made and again when it
+    is opened, so a link frozen with values the API refuses never renders.
+    """
     filters = {**CAPACITY_DEFAULTS, **{k: v for k, v in raw.items() if k in CAPACITY_DEFAULTS}}
     if filters["stat"] not in ("avg", "max", "p95"):
-        raise ValueError("stat must be avg, max or p95")
-    filters["threshold"] = float(filters["threshold"])
-    filters["trim"] = float(filters["trim"])
+        raise ValueError(f"stat must be avg, max or p95, not {filters['stat']!r}")
+    try:
+        filters["threshold"] = float(filters["threshold"])
+        filters["trim"] = float(filters["trim"])
+    except (TypeError, ValueError):
+        raise ValueError("threshold and trim must be numbers") from None
+    if not 0 <= filters["trim"] < 50:
+        raise ValueError("trim is a percentage of each step, from 0 to below 50")
+    if not math.isfinite(filters["threshold"]):
+        raise ValueError("threshold must be a number")
+    if not isinstance(filters["counter"], str) or "\x00" in filters["counter"]:
+        raise ValueError("counter must be text without NUL characters")
     parse_counter(filters["counter"])
+    for key in ("groups", "colour"):
+        value = raw.get(key, "")
+        if not isinstance(value, str) or "\x00" in value or len(value) > 500:
+            raise ValueError(f"{key} must be dimension names separated by commas")
+        if value:
+            filters[key] = value
+    if raw.get("users") not in (None, ""):
+        try:
+            filters["users"] = int(raw["users"])
+            filters["target"] = float(raw.get("target") or 60)
+            filters["redundancy"] = int(raw.get("redundancy") or 1)
+        except (TypeError, ValueError):
+            raise ValueError("users and redundancy must be whole numbers, target a number") from None
+        try:
+            sizing_checked(filters)
+        except ApiError as exc:
+            raise ValueError(exc.message) from None
     return filters
+
+
+def sizing_checked(filters: dict[str, Any]) -> None:
+    from webapp.api.sizing import checked
+
+    checked(
+        filters["counter"],
+        filters["stat"],
+        filters["trim"],
+        filters["target"],
+        filters["users"],
+        filters["redundancy"],
+    )
+
+
+def compare_filters(raw: dict[str, Any]) -> dict[str, Any]:
+    metric, show = str(raw.get("metric", "")), str(raw.get("show", "") or "headline")
+    if "\x00" in metric or len(metric) > 1000:
+        raise ValueError("the metric must be text without NUL characters")
+    if show not in (*GROUPS, "all"):
+        raise ValueError(f"show must be one of {', '.join(GROUPS)} or all, not {show[:40]!r}")
+    return {"baseline": raw.get("baseline"), "metric": metric, "show": show}
+
+
+def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
+    rows = campaign_capacity(
+        campaign, parse_counter(filters["counter"]), filters["stat"], filters["threshold"], filters["trim"]
+    )
+    scenarios = [r.as_dict() for r in rows]
+    keys = answer.varying([s["dims"] for s in scenarios])
+    counter = parse_counter(filters["counter"]).path
+    for s in scenarios:
+        s["short"] = answer.short_label(s["dims"], keys)
+        s["headline"] = answer.headline(s, keys, counter, filters["stat"], filters["threshold"])
+    colour = filters.get("colour", "")
+    section: dict[str, Any] = {
+        "filters": filters,
+        "counter": counter,
+        "counter_name": answer.counter_name(counter),
+        "threshold_text": answer.threshold_text(counter, filters["threshold"]),
+        "method": METHOD.format(trim=filters["trim"], stat=filters["stat"], threshold=filters["threshold"]),
+        "scenarios": scenarios,
+        "headlines": [s["headline"] for s in scenarios if s["steps"]],
+        "chart": {
+            "counter": counter,
+            "stat": filters["stat"],
+            "threshold": filters["threshold"],
+            "threshold_text": answer.threshold_text(counter, filters["threshold"]),
+            "colour": colour if colour in keys else "",
+            "bars": [
+                {
+                    "label": s["short"],
+                    "users": s["saturation_users"],
+                    "bound": s["bound"],
+                    "text": s["saturation_text"].replace(" users", "").replace(" (not reached)", ""),
+                    "interval": s["interval"],
+                    "colour_value": s["dims"].get(colour, "") if colour in keys else "",
+                    # "> N": draw the bar at the last step measured, marked as not reached.
+                    "shown": s["saturation_users"] or max((st["users"] for st in s["steps"]), default=None),
+                }
+                for s in scenarios
+            ],
+            "lines": [
+                {"label": s["short"], "points": [[st["users"], st[filters["stat"]]] for st in s["steps"]]}
+                for s in scenarios
+            ],
+        },
+    }
+    if "users" in filters:
+        body = sizing_body(
+            campaign,
+            filters["users"],
+            filters["target"],
+            filters["redundancy"],
+            filters["counter"],
+            filters["stat"],
+            filters["trim"],
+        )
+        section["sizing"] = {
+            "users": filters["users"],
+            "target": filters["target"],
+            "redundancy": filters["redundancy"],
+            "sentences": [
+                answer.sizing_sentence(row, keys, filters["users"], filters["redundancy"])
+                for row in body["scenarios"]
+            ],
+            "method": body["method"],
+        }
+    return section
+
+
+def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
+    baseline = Scenario.objects.filter(campaign=campaign, pk=filters.get("baseline") or 0).first()
+    if baseline is None:
+        return None
+    body = campaign_compare(campaign, baseline, filters["metric"])
+    show = filters["show"]
+    picked = [r for r in body["results"] if filters["metric"] or show == "all" or r["group"] == show]
+    compared_ids = {r["scenario"] for r in picked if r["matched"]}
+    scenarios = list(Scenario.objects.filter(pk__in=compared_ids | {baseline.pk}).order_by("pk"))
+    keys = answer.varying([s.dims for s in scenarios])
+    names = {s.pk: answer.short_label(s.dims, keys) for s in scenarios}
+    rows = []
+    for r in picked:
+        if not r["matched"] or r["is_baseline"]:
+            continue
+        name = " — ".join(p for p in (r["metric"], r["subject"], r["execution"]) if p)
+        if r["tested"]:
+            verdict = (
+                f"yes, p {p_text(r['p_value'])}" if r["significant"] else f"no, p {p_text(r['p_value'])}"
+            )
+            verdict = verdict.replace("p 0", "p = 0")
+        else:
+            verdict = "not tested (fewer than two values)"
+        rows.append(
+            {
+                "metric": name,
+                "scenario": names[r["scenario"]],
+                "mean": value_text(r["mean"], r["unit"]),
+                "n": r["n"],
+                "factor": r["factor"],
+                "verdict": verdict,
+                "significant": r["significant"],
+            }
+        )
+    return {
+        "baseline": names.get(baseline.pk, baseline.label),
+        "baseline_full": baseline.label,
+        "method": body["method"],
+        "rows": rows,
+        "tested": any(r["tested"] for r in picked),
+        "unmatched": sum(1 for r in picked if not r["matched"]),
+        "show": "the metric " + filters["metric"] if filters["metric"] else f"{show} metrics",
+    }
+
+
+def _is_copy(row: Mapping[str, Any]) -> bool:
+    """A copy result, as the copies page counts them: a robocopy log, or a scenario naming a technique."""
+    return bool(row["tool"] == "robocopy" or "technique" in row["dims"])
 
 
 def build(link: ShareLink) -> dict[str, Any]:
@@ -35,24 +223,20 @@ def build(link: ShareLink) -> dict[str, Any]:
         "dimension_keys": keys + extras,
         "scenario_rows": [(s.label, [s.dims.get(k, "") for k in keys + extras]) for s in scenarios],
     }
-    if link.view in (ShareLink.View.OVERVIEW, ShareLink.View.CAPACITY):
-        filters = capacity_filters(link.filters if link.view == ShareLink.View.CAPACITY else {})
-        rows = campaign_capacity(
-            campaign,
-            parse_counter(filters["counter"]),
-            filters["stat"],
-            filters["threshold"],
-            filters["trim"],
-        )
-        context["capacity"] = {
-            "filters": filters,
-            "method": METHOD.format(
-                trim=filters["trim"], stat=filters["stat"], threshold=filters["threshold"]
-            ),
-            "scenarios": [r.as_dict() for r in rows],
-        }
-    if link.view == ShareLink.View.COMPARE:
-        baseline = Scenario.objects.filter(campaign=campaign, pk=link.filters.get("baseline")).first()
-        if baseline is not None:
-            context["compare"] = campaign_compare(campaign, baseline, str(link.filters.get("metric", "")))
+    view = link.view
+    if view in (ShareLink.View.OVERVIEW, ShareLink.View.CAPACITY):
+        filters = capacity_filters(link.filters if view == ShareLink.View.CAPACITY else {})
+        context["capacity"] = _capacity(campaign, filters)
+    if view == ShareLink.View.OVERVIEW:
+        context["studies"] = study_tables(campaign)
+    if view == ShareLink.View.BLOCKSIZE:
+        context["studies"] = study_tables(campaign, lambda row: row["tool"] in ("diskspd", "fio"))
+    if view == ShareLink.View.COPIES:
+        context["studies"] = study_tables(campaign, _is_copy)
+    if view == ShareLink.View.TRACES:
+        context["traces"] = traces_section(campaign, link.filters)
+    if view == ShareLink.View.COMPARE:
+        found = _compare(campaign, compare_filters(link.filters))
+        if found is not None:
+            context["compare"] = found
     return context

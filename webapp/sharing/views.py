@@ -1,24 +1,35 @@
-"""Making, listing and revoking share links (members), and the public read-only page."""
+"""Making, listing and revoking share links (members), and the public read-only page.
+
+Guessing is limited without locking anyone out: only unknown tokens count
+against the caller's address (``ratelimit.client_address``), and a valid token
+always opens, even from an address that was refused for guessing. A new link's
+URL is shown once, and is never readable from the session alone
+(``webapp.accounts.once``).
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from webapp.accounts import once
 from webapp.accounts.roles import project_for
+from webapp.api import ratelimit
 from webapp.core.models import Campaign, Membership, Scenario
 from webapp.sharing import report
 from webapp.sharing.models import ShareLink
+from webapp.sharing.traces import traces_filters
 
-MISSES_PER_MINUTE = 20
+# Longest expiry a link may be given (a larger number of days overflows the date).
+MAX_EXPIRY_DAYS = 3650
 
 
 def _editable_campaign(request: HttpRequest, slug: str) -> Campaign:
@@ -30,19 +41,43 @@ def _editable_campaign(request: HttpRequest, slug: str) -> Campaign:
 
 
 def _filters(request: HttpRequest, campaign: Campaign, view: str) -> dict[str, Any]:
-    """The view's filters from the form, validated, to freeze into the link."""
+    """The view's filters to freeze into the link, validated.
+
+    They come from the form's fields, or from ``query``: the address of the
+    page the link was made on ("Share this view"), whose every filter is kept.
+    """
+    raw: dict[str, Any] = dict(QueryDict(request.POST.get("query", "").lstrip("?")[:4000]).items())
+    raw.update(
+        (k, v) for k, v in request.POST.items() if v != "" and k not in ("query", "csrfmiddlewaretoken")
+    )
     if view == ShareLink.View.CAPACITY:
-        raw = {k: request.POST[k] for k in report.CAPACITY_DEFAULTS if request.POST.get(k, "") != ""}
         try:
             return report.capacity_filters(raw)
         except ValueError as exc:
             raise ValueError(f"cannot share these capacity filters: {exc}") from None
     if view == ShareLink.View.COMPARE:
-        baseline = Scenario.objects.filter(campaign=campaign, pk=request.POST.get("baseline") or 0).first()
+        baseline = Scenario.objects.filter(campaign=campaign, pk=_whole(raw.get("baseline"))).first()
         if baseline is None:
             raise ValueError("a comparison link needs a baseline scenario of this campaign")
-        return {"baseline": baseline.pk, "metric": request.POST.get("metric", "")}
+        return {**report.compare_filters(raw), "baseline": baseline.pk}
+    if view == ShareLink.View.TRACES:
+        return traces_filters(campaign, raw)
     return {}
+
+
+def _whole(text: str | None) -> int:
+    return int(text) if text and text.isdigit() and len(text) < 19 else 0
+
+
+def _expiry_days(request: HttpRequest) -> int:
+    text = request.POST.get("expires_in_days") or "0"
+    try:
+        days = int(text)
+    except ValueError:
+        raise ValueError(f"expiry must be a whole number of days, not {text[:20]!r}") from None
+    if not 0 <= days <= MAX_EXPIRY_DAYS:
+        raise ValueError(f"expiry must be from 0 (never) to {MAX_EXPIRY_DAYS} days")
+    return days
 
 
 @login_required
@@ -53,24 +88,23 @@ def create(request: HttpRequest, slug: str) -> HttpResponse:
     if view not in ShareLink.View.values:
         messages.error(request, f"unknown view {view!r}")
         return redirect("sharing:list", slug=slug)
+    label = request.POST.get("label", "")[:120]
     try:
         filters = _filters(request, campaign, view)
-        days = int(request.POST.get("expires_in_days") or 0)
+        days = _expiry_days(request)
+        if "\x00" in label:
+            raise ValueError("the label must be text without NUL characters")
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("sharing:list", slug=slug)
     expires = timezone.now() + timedelta(days=days) if days > 0 else None
     _, plain = ShareLink.issue(
-        campaign,
-        view,
-        filters,
-        label=request.POST.get("label", "")[:120],
-        created_by=request.user,
-        expires_at=expires,
+        campaign, view, filters, label=label, created_by=request.user, expires_at=expires
     )
-    # Shown once on the next page: only the digest is stored.
-    request.session["new_share_url"] = request.build_absolute_uri(f"/s/{plain}/")
-    return redirect("sharing:list", slug=slug)
+    # Only the digest is stored; the URL is shown once on the next page (webapp/accounts/once.py).
+    response = redirect("sharing:list", slug=slug)
+    once.keep(request, response, "share", request.build_absolute_uri(f"/s/{plain}/"), response["Location"])
+    return response
 
 
 @login_required
@@ -80,9 +114,9 @@ def listing(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "links": campaign.share_links.select_related("created_by"),
         "scenarios": campaign.scenarios.all(),
-        "new_url": request.session.pop("new_share_url", None),
+        "new_url": once.take(request, "share"),
     }
-    return render(request, "sharing/links.html", context)
+    return once.shown(render(request, "sharing/links.html", context), "share", request.path)
 
 
 @login_required
@@ -99,36 +133,26 @@ def revoke(request: HttpRequest, slug: str, link_id: int) -> HttpResponse:
     return redirect("sharing:list", slug=slug)
 
 
-def _client_ip(request: HttpRequest) -> str:
-    return str(request.META.get("REMOTE_ADDR", "unknown"))
-
-
 def shared(request: HttpRequest, token: str) -> HttpResponse:
     """The public page. Never reveals anything beyond the link's own campaign and view."""
-    key = f"share-miss:{_client_ip(request)}"
-    if (cache.get(key) or 0) >= MISSES_PER_MINUTE:
-        response = render(request, "sharing/gone.html", {"reason": "too_many"}, status=429)
-        response["Retry-After"] = "60"
-        return response
     link = ShareLink.find(token)
     if link is None:
-        cache.add(key, 0, timeout=60)
-        cache.incr(key)
+        address = ratelimit.client_address(request)
+        wait = ratelimit.hit("share-miss", address, settings.SHARE_MISSES_PER_MINUTE, 60)
+        if wait is not None:
+            response = render(request, "sharing/gone.html", {"reason": "too_many"}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
         return render(request, "sharing/gone.html", {"reason": "invalid"}, status=404)
     if link.state != "active":
         return render(request, "sharing/gone.html", {"reason": link.state}, status=410)
+    try:
+        context = report.build(link)
+    except ValueError as exc:
+        # Frozen before the filters were checked as the API checks them.
+        context = {"reason": "bad_filters", "problem": str(exc)}
+        return render(request, "sharing/gone.html", context, status=422)
     link.record_view()
-    context = report.build(link)
-    context["chart_data"] = [
-        {
-            "label": s["label"],
-            "users": s["saturation_users"],
-            "bound": s["bound"],
-            # "> N": draw the bar at the last step measured, marked as not reached.
-            "shown": s["saturation_users"] or max((step["users"] for step in s["steps"]), default=None),
-        }
-        for s in context.get("capacity", {}).get("scenarios", [])
-    ]
     response = render(request, "sharing/report.html", context)
     response["X-Robots-Tag"] = "noindex, nofollow"
     response["Referrer-Policy"] = "no-referrer"

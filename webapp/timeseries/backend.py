@@ -3,9 +3,10 @@
 Everything that differs between the two lives here, and nowhere else:
 
 * ``install`` (called by migration 0002) creates the extension when it is
-  available, makes ``counter_sample`` and ``measurement`` hypertables, creates
+  installed *and* preloaded (``auto`` falls back to plain tables otherwise and
+  ``/healthz`` says why; ``on`` refuses with the reason), makes ``counter_sample`` and ``measurement`` hypertables, creates
   the one-minute rollup ``counter_rollup_1m`` as a continuous aggregate with a
-  refresh policy, and adds compression and retention policies from settings.
+  refresh policy, and adds a compression policy from settings.
   Without the extension the rollup is an ordinary table with the same columns.
 * ``refresh_rollups`` brings the rollup up to date for a time range: a
   ``refresh_continuous_aggregate`` call on TimescaleDB, a delete-and-recompute
@@ -19,14 +20,19 @@ so code never guesses from settings what migrations actually built.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 
 Mode = Literal["timescaledb", "postgresql"]
+
+log = logging.getLogger(__name__)
 
 ROLLUP = "counter_rollup_1m"
 ROLLUP_WIDTH = timedelta(minutes=1)
@@ -40,10 +46,54 @@ class TimescaleUnavailable(RuntimeError):
     pass
 
 
-def timescale_available(schema_editor: BaseDatabaseSchemaEditor) -> bool:
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb'")
-        return cursor.fetchone() is not None
+@dataclass(frozen=True)
+class ServerSupport:
+    """What the server offers: the extension's files, and whether they are preloaded."""
+
+    installed: bool  # in pg_available_extensions
+    preloaded: bool  # in shared_preload_libraries (TimescaleDB refuses CREATE EXTENSION otherwise)
+
+    @property
+    def usable(self) -> bool:
+        return self.installed and self.preloaded
+
+    def problem(self) -> str:
+        """Why TimescaleDB cannot be used here ('' when it can)."""
+        if not self.installed:
+            return "the timescaledb extension is not installed on this PostgreSQL server"
+        if not self.preloaded:
+            return (
+                "the timescaledb extension is installed but not preloaded: add "
+                "shared_preload_libraries = 'timescaledb' to postgresql.conf and restart the server"
+            )
+        return ""
+
+
+_SUPPORT_SQL = """
+    SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb'),
+           'timescaledb' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
+"""
+
+
+def server_support(conn: BaseDatabaseWrapper | None = None) -> ServerSupport:
+    with (conn or connection).cursor() as cursor:
+        cursor.execute(_SUPPORT_SQL)
+        installed, preloaded = cursor.fetchone()
+    return ServerSupport(installed=bool(installed), preloaded=bool(preloaded))
+
+
+def mode_note(built: Mode) -> str:
+    """A sentence for /healthz when the mode is not what the setting or the server suggests."""
+    support = server_support()
+    if built == "postgresql" and settings.TIMESCALE != "off":
+        if support.installed and not support.preloaded:
+            return f"plain PostgreSQL mode: {support.problem()}"
+        if support.usable:
+            return (
+                "plain PostgreSQL mode: the tables were built before TimescaleDB was available; "
+                "see docs/operations.md to move them to hypertables"
+            )
+    return ""
 
 
 def mode() -> Mode:
@@ -72,12 +122,14 @@ _ROLLUP_SELECT = """
 
 def install(schema_editor: BaseDatabaseSchemaEditor) -> Mode:
     wanted = settings.TIMESCALE
-    available = timescale_available(schema_editor)
-    if wanted == "on" and not available:
-        raise TimescaleUnavailable(
-            "HEADROOM_TIMESCALE=on but the timescaledb extension is not available on this server"
-        )
-    if wanted == "off" or not available:
+    support = server_support(schema_editor.connection)
+    if wanted == "on" and not support.usable:
+        raise TimescaleUnavailable(f"HEADROOM_TIMESCALE=on but {support.problem()}")
+    if wanted == "off" or not support.usable:
+        if wanted == "auto" and support.installed:
+            log.warning(
+                "HEADROOM_TIMESCALE=auto: using plain PostgreSQL tables because %s", support.problem()
+            )
         _install_plain(schema_editor)
         return "postgresql"
     _install_timescale(schema_editor)
@@ -129,10 +181,19 @@ def _install_timescale(schema_editor: BaseDatabaseSchemaEditor) -> None:
         run(
             f"SELECT add_compression_policy('counter_sample', compress_after => INTERVAL '{compress_after} days')"
         )
-    retention = int(settings.TIMESCALE_RETENTION_DAYS)
-    if retention:
-        for table in ("counter_sample", "measurement"):
-            run(f"SELECT add_retention_policy('{table}', drop_after => INTERVAL '{retention} days')")
+    # Retention is not a TimescaleDB policy: it goes by when samples were stored, not by their
+    # own (often years old) timestamps, and is the same in both modes (workers.retention).
+
+
+def remove_retention_policies(schema_editor: BaseDatabaseSchemaEditor) -> None:
+    """Drop the retention policies earlier versions added (migration 0003); plain mode has none."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT relkind FROM pg_class WHERE relname = %s", [ROLLUP])
+        row = cursor.fetchone()
+    if row is None or row[0] != "v":
+        return
+    for table in ("counter_sample", "measurement"):
+        schema_editor.execute(f"SELECT remove_retention_policy('{table}', if_exists => true)")
 
 
 def uninstall(schema_editor: BaseDatabaseSchemaEditor) -> None:
@@ -144,6 +205,26 @@ def uninstall(schema_editor: BaseDatabaseSchemaEditor) -> None:
     schema_editor.execute(f"DROP {'MATERIALIZED VIEW' if row[0] == 'v' else 'TABLE'} {ROLLUP}")
 
 
+# --- Rewriting stored rows -----------------------------------------------------
+
+
+def allow_unbounded_decompression() -> None:
+    """Let this transaction rewrite rows in compressed chunks, however many.
+
+    Deleting an upload's old rows (re-parse) or copying rows whose time falls
+    in an already compressed chunk (a late upload) decompresses the affected
+    segments. TimescaleDB refuses a transaction that decompresses more than
+    ``timescaledb.max_tuples_decompressed_per_dml_transaction`` rows (100,000
+    by default) with SQLSTATE 53400; 0 lifts that guard for this transaction
+    only. The compression policy compresses the chunks again later.
+    Plain PostgreSQL has nothing to lift.
+    """
+    if mode() != "timescaledb":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL timescaledb.max_tuples_decompressed_per_dml_transaction = 0")
+
+
 # --- Keeping rollups current ------------------------------------------------------
 
 
@@ -151,15 +232,23 @@ def bucket_floor(moment: datetime) -> datetime:
     return moment.replace(second=0, microsecond=0)
 
 
-def refresh_rollups(start: datetime, end: datetime) -> None:
-    """Make ``counter_rollup_1m`` exact for every bucket touching ``[start, end]``."""
+def refresh_rollups(start: datetime, end: datetime) -> bool:
+    """Make ``counter_rollup_1m`` exact for every bucket touching ``[start, end]``.
+
+    False when it could not be done now: on TimescaleDB inside a transaction
+    block, where ``CALL refresh_continuous_aggregate()`` is refused and would
+    abort the caller's transaction. The caller then keeps its dirty ranges, so
+    readers keep answering those minutes from the raw samples (exact either
+    way) and the next refresh outside a transaction does the work.
+    """
     lo = bucket_floor(start)
     hi = bucket_floor(end) + ROLLUP_WIDTH
     if mode() == "timescaledb":
-        # Must run outside a transaction block (TimescaleDB requirement).
+        if connection.in_atomic_block:
+            return False
         with connection.cursor() as cursor:
             cursor.execute(f"CALL refresh_continuous_aggregate('{ROLLUP}', %s, %s)", [lo, hi])
-        return
+        return True
     bucket = f"date_bin(INTERVAL '1 minute', time, TIMESTAMPTZ '{ORIGIN}')"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK])
@@ -170,3 +259,4 @@ def refresh_rollups(start: datetime, end: datetime) -> None:
             + " WHERE time >= %s AND time < %s GROUP BY series_id, bucket",
             [lo, hi],
         )
+    return True

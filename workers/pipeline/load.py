@@ -13,9 +13,14 @@ and the ``unnest`` upsert resolves thousands of series in one round trip.
 
 from __future__ import annotations
 
+import operator
+import struct
+import sys
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from itertools import compress, repeat
 from typing import cast
 
 import psycopg
@@ -23,16 +28,31 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from webapp.core.models import Host, Run, RunStep, Scenario, Upload
-from webapp.core.runs import RunConflict, default_run, named_run, run_name
+from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
+from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
-COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN"
+COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
 COPY_MEASUREMENTS = (
     "COPY measurement (time, run_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
 )
 FLUSH_BYTES = 1 << 20
+
+# COPY's binary format: a signature, flags and header-extension length (both
+# 0), then per row a field count and each field as (byte length, value), and
+# a field count of -1 at the end. A sample is (time, series_id, value,
+# upload_id): timestamptz is int8 microseconds since 2000-01-01 UTC.
+_BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+_BINARY_TRAILER = b"\xff\xff"
+_SAMPLE = struct.Struct(">hiqiqidiq")
+_RECORD = _SAMPLE.size
+_TIME_AT = 6  # byte offset of the time in a record
+_VALUE_AT = 30  # and of the value
+_TIMESTAMP = struct.Struct(">q")
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 @dataclass
@@ -121,48 +141,93 @@ def _raw_cursor() -> psycopg.Cursor[object]:
     return cast("psycopg.Cursor[object]", raw.cursor())
 
 
+def _sample_record(series_id: int, upload_id: int) -> bytes:
+    """One ``counter_sample`` row in COPY's binary format, its time and value still zero."""
+    return _SAMPLE.pack(4, 8, 0, 8, series_id, 8, 0.0, 8, upload_id)
+
+
 def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadResult) -> None:
+    """COPY the table's samples in binary format, one block of records per row.
+
+    Binary spares the server parsing a timestamp and a decimal per sample.
+    Every record of a row differs only in its value, so a row is built from
+    a template of its records (series and upload id already in place) with
+    sixteen strided byte assignments -- eight for the time, eight for the
+    value -- instead of Python work per cell.
+    """
     series_ids = upsert_series(host, table.columns)
-    suffix = f"\t{upload.pk}\n"
-    prefixes = [f"\t{sid}\t" for sid in series_ids]
+    records = [_sample_record(sid, upload.pk) for sid in series_ids]
+    everything = b"".join(records)
+    template, template_mask = everything, None
+    swap = sys.byteorder == "little"  # binary COPY is big-endian
     count = 0
     first: datetime | None = None
     last: datetime | None = None
     with _raw_cursor() as cursor, cursor.copy(COPY_SAMPLES) as copy:
-        parts: list[str] = []
-        size = 0
+        block = bytearray(_BINARY_SIGNATURE)
         for row in table.rows:
-            stamp = row.time.isoformat()
-            if first is None or row.time < first:
-                first = row.time
-            if last is None or row.time > last:
-                last = row.time
-            line = "".join(
-                [
-                    stamp + prefix + value + suffix
-                    for prefix, value in zip(prefixes, row.values, strict=True)
-                    if value is not None
-                ]
-            )
-            count += line.count("\n")
-            parts.append(line)
-            size += len(line)
-            if size >= FLUSH_BYTES:
-                copy.write("".join(parts))
-                parts.clear()
-                size = 0
-        if parts:
-            copy.write("".join(parts))
+            moment = row.time
+            if first is None or moment < first:
+                first = moment
+            if last is None or moment > last:
+                last = moment
+            values = row.values
+            if len(values) != len(records):
+                raise ValueError(f"a row has {len(values)} values for {len(records)} columns")
+            if values.count(None):
+                mask = tuple(map(operator.is_not, values, repeat(None)))
+                if mask != template_mask:
+                    # Gaps usually repeat (a process that has exited), so one template is kept.
+                    template, template_mask = b"".join(compress(records, mask)), mask
+                present: list[str | None] = list(compress(values, mask))
+                row_template = template
+            else:
+                present = values
+                row_template = everything
+            width = len(present)
+            if not width:
+                continue
+            numbers = array("d", map(float, cast("list[str]", present)))
+            stamp = _TIMESTAMP.pack((moment - _PG_EPOCH) // _MICROSECOND)
+            if swap:
+                numbers.byteswap()
+            packed = numbers.tobytes()
+            start = len(block)
+            block += row_template
+            for byte in range(8):
+                block[start + _TIME_AT + byte :: _RECORD] = stamp[byte : byte + 1] * width
+                block[start + _VALUE_AT + byte :: _RECORD] = packed[byte::8]
+            count += width
+            if len(block) >= FLUSH_BYTES:
+                copy.write(block)
+                block = bytearray()
+        block += _BINARY_TRAILER
+        copy.write(block)
     result.rows += count
     result.first = first if result.first is None or (first and first < result.first) else result.first
     result.last = last if result.last is None or (last and last > result.last) else result.last
 
 
-def _execution_run(base: Run, params: Mapping[str, str]) -> Run:
-    """The run for one execution (e.g. one block size) of a multi-run file, under ``base``."""
+def _execution_run(base: Run, params: Mapping[str, str], upload: Upload | None = None) -> Run:
+    """The run of one execution (e.g. one block size) under ``base``.
+
+    With ``upload`` the run is that upload's own (a file sent without a run name is one
+    execution: it never shares a run, nor its attributes, with another file); without, it is
+    shared by every upload of ``base`` with the same ``params`` (a sweep inside a named run).
+    """
     label = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
-    run = named_run(base.campaign, base.scenario, run_name(f"{base.name} · {label}"))
+    if upload is not None:
+        own = f"{upload.filename or 'upload'} #{upload.pk}"
+        name = " · ".join(filter(None, (base.name, own, label)))
+    else:
+        name = f"{base.name} · {label}"
+    try:
+        run = named_run(base.campaign, base.scenario, run_name(name))
+    except RunConflict as exc:
+        raise ParseError(str(exc)) from None
     wanted = {**run.attributes, **params, "parent_run": base.name}
+    if upload is not None:
+        wanted["upload"] = str(upload.pk)
     if run.attributes != wanted:
         run.attributes = wanted
         run.save(update_fields=["attributes"])
@@ -172,15 +237,26 @@ def _execution_run(base: Run, params: Mapping[str, str]) -> Run:
 def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
     """The run of each measurement, creating scenarios, runs and hosts as needed.
 
+    Figures carrying ``params`` come from one benchmark execution (DiskSpd, fio,
+    robocopy). Uploaded into a named run, a file with one parameter set goes to that
+    run and a file with several to a run per set under it; uploaded without a run name,
+    each set gets a run of the upload's own under the scenario's default run, so
+    figures of different block sizes, queue depths or mixes are never averaged
+    together and one execution's attributes never land on another's run.
+
     Done before the COPY starts: the connection cannot run other statements
     while a COPY is in progress.
     """
     runs: dict[str, Run] = {}
     hosts: set[tuple[int, str]] = set()
     resolved: list[Run] = []
+    executions = {repr(sorted(item.params.items())) for item in items if item.params is not None}
+    named = upload.run is not None and not is_default_run(upload.run)
+    spans: dict[int, tuple[Run, datetime, datetime]] = {}
     for item in items:
         scenario_key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
-        key = scenario_key + "|" + (repr(sorted(item.params.items())) if item.params else "")
+        params_key = repr(sorted(item.params.items())) if item.params is not None else ""
+        key = scenario_key + "|" + params_key
         found = runs.get(key)
         if found is None:
             if item.scenario is not None:
@@ -193,8 +269,11 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
             found = found or upload.run
             if found is None:
                 raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
-            if item.params:
-                found = _execution_run(found, item.params)
+            if item.params is not None:
+                if found != upload.run or not named:
+                    found = _execution_run(found, item.params, upload)
+                elif len(executions) > 1:
+                    found = _execution_run(found, item.params)
             runs[key] = found
         run = found
         if item.host and (run.pk, item.host) not in hosts:
@@ -203,7 +282,12 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
             )
             run.hosts.add(host)
             hosts.add((run.pk, item.host))
+        if item.params is not None and run != upload.run:
+            _, first, last = spans.get(run.pk, (run, item.time, item.time))
+            spans[run.pk] = (run, min(first, item.time), max(last, item.time))
         resolved.append(run)
+    for run, first, last in spans.values():  # an execution's own run spans its own figures
+        _widen_run(run, first, last, None)
     return resolved
 
 
@@ -241,7 +325,15 @@ def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
         )
 
 
-def _widen_run(run: Run, first: datetime | None, last: datetime | None, parsed: Parsed) -> None:
+def _widen_run(run: Run, first: datetime | None, last: datetime | None, parsed: Parsed | None) -> None:
+    """Stretch ``run`` over ``first``..``last`` and give it ``parsed``'s tool and attributes.
+
+    A benchmark file uploaded without a run name left its figures in runs of its own
+    (``_resolve_runs``): the scenario's default run takes neither its times nor its
+    attributes, so no execution's block size or options land on a run shared by others.
+    """
+    if parsed is not None and parsed.tool in EXECUTION_TOOLS and is_default_run(run):
+        return
     changed = []
     if first and (run.started_at is None or first < run.started_at):
         run.started_at = first
@@ -249,10 +341,10 @@ def _widen_run(run: Run, first: datetime | None, last: datetime | None, parsed: 
     if last and (run.ended_at is None or last > run.ended_at):
         run.ended_at = last
         changed.append("ended_at")
-    if parsed.tool and not run.tool:
+    if parsed is not None and parsed.tool and not run.tool:
         run.tool = parsed.tool
         changed.append("tool")
-    if parsed.run_attributes:
+    if parsed is not None and parsed.run_attributes:
         run.attributes = {**run.attributes, **parsed.run_attributes}
         changed.append("attributes")
     if changed:
@@ -264,6 +356,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
     result = LoadResult()
     try:
         with transaction.atomic():
+            backend.allow_unbounded_decompression()
             old_first, old_last = delete_rows(upload.pk)
             if parsed.counters is not None:
                 if upload.host is None:
@@ -287,6 +380,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                 encoding=encoding,
                 rows=result.rows,
                 error=None,
+                raw_expired_at=None,
                 finished_at=timezone.now(),
             )
     except (psycopg.errors.UniqueViolation, IntegrityError) as exc:

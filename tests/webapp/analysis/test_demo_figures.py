@@ -42,8 +42,24 @@ def test_capacity_reproduces_the_fsct_orderings(client, demo):
     assert found["2012 R2/HDD/av=off"]["saturation_users"] == pytest.approx(912.5, abs=0.1)
     assert found["2008 R2/SSD/av=off"]["saturation_users"] == pytest.approx(980, abs=0.1)
     no_av = found["2012 R2/SSD/av=off"]
-    assert no_av["bound"] == "not_reached" and no_av["saturation_users"] is None
-    assert no_av["saturation_text"] == "> 1,000 users (not reached)"
+    # No step reaches 80 % (78 % at 1,000): the least-squares line through the ten step averages
+    # (8, 15, 22, 30, 37, 45, 53, 62, 71, 78 %) has slope 64.95 / 825,000 per user and reaches 80 % at
+    # 550 + (80 - 42.1) / slope = 1,031.4 users, under 2x the highest load: extrapolated.
+    assert no_av["bound"] == "extrapolated"
+    assert no_av["saturation_users"] == pytest.approx(550 + 37.9 / (64_950 / 825_000), abs=0.5)
+    assert no_av["extrapolation"]["model"] == "linear"
+    assert no_av["saturation_text"] == "~1,031 users (extrapolated beyond 1,000)"
+    low, high = no_av["interval"]
+    assert low == 1000 and high > no_av["saturation_users"]
+    # One run each: the interval of an interpolated point is its step bounds.
+    assert av_on["interval"] == [800, 900]
+    # Seed 001: 2008 R2's maximum CPU far above its average, 2012 R2's not -- computed as a remark.
+    assert any(r["kind"] == "spiky" for r in found["2008 R2/SSD/av=off"]["remarks"])
+    assert not any(r["kind"] == "spiky" for r in no_av["remarks"])
+    # HDD: the disk queue (limit 10) is reached at ~522 users, 390 before the CPU.
+    hdd = found["2012 R2/HDD/av=off"]
+    assert hdd["limiting"]["resource"] == "disk_queue"
+    assert hdd["runner_up"]["resource"] == "cpu" and hdd["runner_up"]["margin"] == pytest.approx(390, abs=10)
     # Ten steps of 100..1,000 users, each backed by samples.
     assert [s["users"] for s in no_av["steps"]] == list(range(100, 1001, 100))
     assert all(s["samples"] > 0 for s in no_av["steps"])

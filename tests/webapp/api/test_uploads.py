@@ -9,10 +9,11 @@ import json
 
 import pytest
 from django.core.files.storage import storages
+from django.db import connection
 from django.test.client import encode_multipart
 
 from tests.paths import FIXTURES
-from webapp.core.models import Upload
+from webapp.core.models import Run, Upload
 from workers.tasks import ingest_upload
 
 pytestmark = pytest.mark.django_db
@@ -202,6 +203,14 @@ def test_a_report_without_a_clock_time_takes_started_at_or_the_arrival_time(clie
     ingest_upload.apply(args=(dated.json()["id"],))
     upload = Upload.objects.get(pk=dated.json()["id"])
     assert upload.status == "stored", upload.error
-    assert upload.run.started_at.isoformat() == "2015-03-02T09:00:00+00:00"
+    # The report is its own execution run (not the scenario's default run), timed from started_at.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT run_id, min(time) FROM measurement WHERE upload_id = %s GROUP BY 1", [upload.pk]
+        )
+        (run_id, first), *others = cursor.fetchall()
+    assert others == [] and run_id != upload.run_id
+    assert first.isoformat() == "2015-03-02T09:00:00+00:00"
+    assert Run.objects.get(pk=run_id).started_at.isoformat() == "2015-03-02T09:00:00+00:00"
     bad = post_file(client, token, campaign, b"x", started_at="yesterday")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_started_at"

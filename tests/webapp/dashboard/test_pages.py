@@ -157,3 +157,19 @@ def test_pages_of_an_empty_campaign_say_what_to_upload(client):
     assert "No uploads yet" in client.get(base + "uploads/").content.decode()
     data = page_data(client.get(base + "capacity/").content.decode())
     assert data["params"]["counter"] == "\\Processor(_Total)\\% Processor Time"
+
+
+def test_the_capacity_page_carries_the_sizing_form_with_its_values_from_the_url(client, demo):
+    html = client.get("/campaigns/demo/capacity/?users=3000&target=65&redundancy=2").content.decode()
+    assert 'id="f-users" name="users" type="number" min="1" step="1" value="3000"' in html
+    assert 'value="65"' in html and 'id="f-redundancy"' in html and 'value="2"' in html
+    data = page_data(html)
+    assert data["sizing_api"] == "/api/v1/campaigns/demo/sizing"
+    assert 'id="limits-table"' in html and 'id="comparisons"' in html and 'id="remarks"' in html
+    assert "bootstrap" in html and "capacity_more.js" in html
+    # Bad values fall back to the defaults instead of failing.
+    fallback = client.get("/campaigns/demo/capacity/?users=-4&target=abc&redundancy=999").content.decode()
+    assert (
+        'value="1000"' in fallback
+        and 'name="redundancy" type="number" min="0" max="100" step="1" value="1"' in fallback
+    )

@@ -96,6 +96,8 @@ def test_the_whole_run_at_chart_width_gives_at_most_one_bucket_per_pixel(client,
     assert sum(p["n"] for p in body["series"][0]["points"]) == len(samples(cpu, lo, hi))
 
 
+# Committed, so the refresh really runs on TimescaleDB too and the rollups serve the trace.
+@pytest.mark.django_db(transaction=True)
 def test_minute_buckets_come_from_the_rollups_and_equal_the_raw_ones(client, demo):
     run, series = run_and_series(demo)
     cpu = series["% Processor Time"]

@@ -52,6 +52,9 @@ class Upload(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    raw_expired_at = models.DateTimeField(
+        null=True, blank=True, help_text="when retention removed its counter samples (re-parse restores them)"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "sha256"], name="upload_unique_bytes")]

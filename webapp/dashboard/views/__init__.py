@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from webapp.dashboard.views.access import visible_campaign, visible_projects
 from webapp.dashboard.views.analysis import blocksize, capacity, compare, copies
+from webapp.dashboard.views.campaigns import campaign_settings, new_campaign
 from webapp.dashboard.views.pages import campaign, home
 from webapp.dashboard.views.traces import traces
 from webapp.dashboard.views.uploads import delete_upload, reparse_upload, uploads
@@ -11,11 +12,13 @@ from webapp.dashboard.views.uploads import delete_upload, reparse_upload, upload
 __all__ = [
     "blocksize",
     "campaign",
+    "campaign_settings",
     "capacity",
     "compare",
     "copies",
     "delete_upload",
     "home",
+    "new_campaign",
     "reparse_upload",
     "traces",
     "uploads",

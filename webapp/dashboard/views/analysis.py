@@ -17,21 +17,15 @@ from django.shortcuts import render
 from webapp.analysis.blocksize import as_json, block_size_points
 from webapp.analysis.capacity import DEFAULT_COUNTER, CounterRef
 from webapp.analysis.copies import copy_comparison
-from webapp.api.analysis import METHOD
+from webapp.analysis.metric_groups import GROUPS
+from webapp.api.analysis import INTERVALS, METHOD
 from webapp.core.models import Campaign, Host, Scenario
 from webapp.dashboard.views.access import campaign_context, visible_campaign
+from webapp.dashboard.views.capacity_params import counter_unit, read_capacity
 from webapp.timeseries.models import CounterSeries
 
 API = "/api/v1"
 STATS = (("avg", "average"), ("max", "maximum"), ("p95", "95th percentile"))
-
-
-def _number(text: str | None, default: float, low: float, high: float) -> float:
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        return default
-    return value if low <= value <= high else default
 
 
 def capacity_counters(campaign: Campaign) -> list[str]:
@@ -54,17 +48,28 @@ def capacity_counters(campaign: Campaign) -> list[str]:
 def capacity(request: HttpRequest, slug: str) -> HttpResponse:
     found = visible_campaign(request, slug)
     counters = capacity_counters(found)
-    stat = request.GET.get("stat", "avg")
-    params = {
-        "counter": request.GET.get("counter") if request.GET.get("counter") in counters else DEFAULT_COUNTER,
-        "stat": stat if stat in dict(STATS) else "avg",
-        "threshold": _number(request.GET.get("threshold"), 80.0, -1e12, 1e12),
-        "trim": _number(request.GET.get("trim"), 10.0, 0.0, 49.0),
+    params, sizing, problems = read_capacity(request.GET, counters)
+    page = {
+        "api": f"{API}/campaigns/{found.slug}/capacity",
+        "sizing_api": f"{API}/campaigns/{found.slug}/sizing",
+        "params": params,
+        "dimensions": found.dimensions,
+        "units": {path: counter_unit(path) for path in counters},
+        "title": found.name,
     }
-    page = {"api": f"{API}/campaigns/{found.slug}/capacity", "params": params, "dimensions": found.dimensions}
     method = METHOD.format(trim=params["trim"], stat=params["stat"], threshold=params["threshold"])
     context = campaign_context(
-        found, "capacity", counters=counters, stats=STATS, params=params, page=page, method=method
+        found,
+        "capacity",
+        counters=counters,
+        stats=STATS,
+        params=params,
+        page=page,
+        method=method,
+        sizing=sizing,
+        intervals=INTERVALS,
+        problems=problems,
+        unit=counter_unit(params["counter"]),
     )
     return render(request, "dashboard/capacity.html", context)
 
@@ -108,13 +113,21 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
     wanted = request.GET.get("baseline", "")
     baseline = int(wanted) if wanted.isdigit() and int(wanted) in ids else (ids[0] if ids else None)
     metric = request.GET.get("metric", "")
+    show = request.GET.get("show", "headline")
     page: dict[str, Any] = {
         "api": f"{API}/campaigns/{found.slug}/compare",
         "baseline": baseline,
         "metric": metric if metric in metrics else "",
     }
     context = campaign_context(
-        found, "compare", groups=_groups(scenarios), metrics=metrics, page=page, baseline=baseline
+        found,
+        "compare",
+        groups=_groups(scenarios),
+        metrics=metrics,
+        page=page,
+        baseline=baseline,
+        metric_groups=GROUPS,
+        show=show if show in (*GROUPS, "all") else "headline",
     )
     return render(request, "dashboard/compare.html", context)
 

@@ -26,6 +26,19 @@ def traces(request: HttpRequest, slug: str) -> HttpResponse:
     runs = traced_runs(found)
     wanted = request.GET.get("run", "")
     chosen = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
-    page = {"runs_api": "/api/v1/runs/", "run": chosen.pk if chosen else None}
+    # Load steps (FSCT user counts) are drawn over the traces as shaded bands.
+    steps = (
+        [
+            {
+                "users": s.users,
+                "start": s.started_at.isoformat(),
+                "end": s.ended_at.isoformat() if s.ended_at else None,
+            }
+            for s in chosen.steps.order_by("started_at")
+        ]
+        if chosen
+        else []
+    )
+    page = {"runs_api": "/api/v1/runs/", "run": chosen.pk if chosen else None, "steps": steps}
     context = campaign_context(found, "traces", runs=runs, run=chosen, page=page)
     return render(request, "dashboard/traces.html", context)

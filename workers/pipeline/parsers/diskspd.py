@@ -63,10 +63,12 @@ metric                          unit    meaning
 Units: every throughput is stored in MB/s = 10^6 bytes/s. DiskSpd's own
 columns are binary: the text report's ``MiB/s`` column *and* the older
 ``MB/s`` column are both bytes / 2^20 / seconds (``ResultParser.cpp``), and
-the XML has no rate at all. Rates are therefore recomputed from the exact
-byte and I/O counts over the measured time (so a 2-decimal ``0.43`` MiB/s is
-not rounded twice); the measured time is the total row's I/Os divided by its
-``I/O per s`` when that carries more digits than ``actual test time``.
+the XML has no rate at all. The text report's rates are stored as printed
+(its ``I/O per s`` and ``MiB/s``, the latter times 1.048576 -- an exact
+conversion to MB/s) for the total rows and single-thread targets; rates that
+must be derived (a target served by several threads, and every XML rate) come
+from the exact byte and I/O counts over one measured time chosen so that it
+reproduces every rate the report printed (see ``diskspd_text``).
 
 Per-target figures of a multi-thread run are the sums of the thread rows;
 mean latencies are weighted by I/O count; a standard deviation cannot be

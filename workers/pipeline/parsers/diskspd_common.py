@@ -6,6 +6,13 @@ file holds several when DiskSpd ran a multi-timespan profile, or when several
 invocations were appended to one file) -- and :func:`build_parsed` turns them
 into measurements. See :mod:`workers.pipeline.parsers.diskspd` for the metric
 names, units and the choices made.
+
+Rates: a :class:`Flow` carrying the rates its report printed
+(``iops_printed``, ``mibps_printed``) is stored with those figures (MiB/s
+converted exactly to decimal MB/s); only a flow without printed rates (the
+XML, a target summed over several threads) gets counts over
+``RunResult.seconds``. Each parser's docstring says which figures it
+stores as printed and which it derives.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from workers.pipeline.registry import ParseContext
 
 TOOL = "diskspd"
 MB = 1_000_000  # MB/s is stored in decimal megabytes per second
+MIB = 1 << 20  # DiskSpd's MiB/s (and its older "MB/s") column
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=2)
 MAX_SUBJECT = 255  # measurement.subject column width
@@ -184,6 +192,10 @@ class Flow:
     latency_stddev_ms: float | None = None
     iops_stddev: float | None = None
     percentiles_ms: dict[str, float] = field(default_factory=dict)  # "p50", "p99_9", "min", "max"
+    # Rates as the text report printed them (I/O per s; MiB/s, 2^20 bytes/s): stored as
+    # printed when the flow is one printed row, else derived from the counts.
+    iops_printed: float | None = None
+    mibps_printed: float | None = None
     line: int | None = None
     parts: int = 0
     _latency_weight: int = 0
@@ -197,8 +209,10 @@ class Flow:
         latency_stddev: float | None,
         iops_stddev: float | None,
         line: int | None,
+        iops: float | None = None,
+        mibps: float | None = None,
     ) -> None:
-        """Merge one thread's share. Standard deviations only survive a single share."""
+        """Merge one thread's share. Standard deviations and printed rates only survive a single share."""
         self.bytes += nbytes
         self.ios += ios
         self.parts += 1
@@ -210,9 +224,11 @@ class Flow:
         if self.parts == 1:
             self.latency_stddev_ms = latency_stddev if ios > 0 else None
             self.iops_stddev = iops_stddev
+            self.iops_printed, self.mibps_printed = iops, mibps
         else:
             self.latency_stddev_ms = None
             self.iops_stddev = None
+            self.iops_printed = self.mibps_printed = None
 
     def copy(self) -> Flow:
         return Flow(
@@ -222,6 +238,8 @@ class Flow:
             latency_stddev_ms=self.latency_stddev_ms,
             iops_stddev=self.iops_stddev,
             percentiles_ms=dict(self.percentiles_ms),
+            iops_printed=self.iops_printed,
+            mibps_printed=self.mibps_printed,
             line=self.line,
         )
 
@@ -245,7 +263,7 @@ class RunResult:
 
     line: int
     label: str  # for messages: "timespan 1 (line 33)"
-    seconds: float  # the measured time rates are computed over
+    seconds: float  # the measured time rates not printed by the tool are derived over
     span_s: float  # warm-up + measured time + cool-down: how long the run took
     file_time: datetime | None  # the run's start as the file records it
     params: dict[str, str]
@@ -385,9 +403,12 @@ def _finite(value: float) -> bool:
 
 
 def _flow_metrics(direction: str, flow: Flow, seconds: float) -> list[tuple[str, float, str, int | None]]:
+    iops = flow.iops_printed if flow.iops_printed is not None else flow.ios / seconds
+    # MiB/s -> MB/s is exact: x * 2^20 / 10^6.
+    mbps = flow.mibps_printed * MIB / MB if flow.mibps_printed is not None else flow.bytes / seconds / MB
     metrics: list[tuple[str, float, str, int | None]] = [
-        (f"{direction}.iops", flow.ios / seconds, "IO/s", flow.line),
-        (f"{direction}.mbps", flow.bytes / seconds / MB, "MB/s", flow.line),
+        (f"{direction}.iops", iops, "IO/s", flow.line),
+        (f"{direction}.mbps", mbps, "MB/s", flow.line),
         (f"{direction}.bytes", float(flow.bytes), "B", flow.line),
         (f"{direction}.ios", float(flow.ios), "IO", flow.line),
     ]
@@ -406,7 +427,11 @@ def _flow_metrics(direction: str, flow: Flow, seconds: float) -> list[tuple[str,
 def build_parsed(
     parser: str, runs: list[RunResult], context: ParseContext, attributes: Mapping[str, str]
 ) -> Parsed:
-    """Measurements for every run; parameters go to the run (one set) or to each execution (several)."""
+    """Measurements for every run, each carrying its run's parameters (``Measurement.params``).
+
+    One set in the file: they are also the run attributes (the run a named upload goes to);
+    several (a block-size sweep): each set becomes its own run.
+    """
     times = run_times(parser, runs, context)
     keys = [tuple(sorted(run.params.items())) for run in runs]
     several = len(set(keys)) > 1
@@ -415,7 +440,7 @@ def build_parsed(
     for run, moment, key in zip(runs, times, keys, strict=True):
         seen[key] = seen.get(key, 0) + 1
         repetition = seen[key]
-        params = dict(run.params) if several and run.params else None
+        params = dict(run.params)  # one execution: never merged into another file's run
 
         rows: list[tuple[str, float, str, int | None, str]] = []
         for subject_name, subject in run.subjects.items():

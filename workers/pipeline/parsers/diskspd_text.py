@@ -4,6 +4,21 @@ The layouts, the metrics and the choices are described in
 :mod:`workers.pipeline.parsers.diskspd`. This module reads the report one
 line at a time (a file of many appended runs is never held whole), keeping
 only the running totals of the run being read.
+
+Fidelity -- what is stored as printed and what is derived:
+
+* As printed: byte and I/O counts, ``I/O per s`` and ``MiB/s`` (the older
+  ``MB/s`` column is the same binary unit) of every ``total:`` row and of a
+  target served by one thread, ``AvgLat``, ``LatStdDev``, ``IopsStdDev``,
+  every latency percentile, and the CPU ``avg.`` row. ``MiB/s`` is stored in
+  decimal MB/s, an exact conversion (x 2^20 / 10^6).
+* Derived: rates of a target served by several threads (its summed counts
+  over the measured time), its mean latency (the threads' means weighted by
+  I/Os), and the CPU average when the report has no ``avg.`` row (the mean
+  of the per-CPU rows). The measured time is the one DiskSpd divided every
+  count by: the middle of the interval that every printed rate and ``actual
+  test time`` allow (each to half a unit of its last digit), so a derived
+  rate reproduces every printed one (``_measured_seconds``).
 """
 
 from __future__ import annotations
@@ -17,6 +32,7 @@ from workers.pipeline.decode import Decoded, Opener, decode
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.diskspd_common import (
     DIRECTIONS,
+    MIB,
     Flow,
     RunResult,
     SpanSpec,
@@ -60,6 +76,9 @@ _ROW_FIELDS = (
     ("avglat", "AvgLat", False),
     ("latstddev", "LatStdDev", False),
     ("iopsstddev", "IopsStdDev", False),
+    ("mib/s", "MiB/s", False),
+    ("mb/s", "MB/s", False),  # older reports: the same binary megabytes, MiB/s
+    ("i/o per s", "I/O per s", False),
 )
 
 # Input parameters, one pattern per line kind (matched on the stripped line).
@@ -262,6 +281,10 @@ class _Run:
     cpu_rows: list[list[float]] = field(default_factory=list)
     cpu_avg: list[float] | None = None
     cpu_line: int | None = None
+    test_time_half: float = 0.005  # half a unit of the last digit "actual test time" printed
+    # (count, printed rate, half a unit of its last digit) of every rate printed:
+    # I/Os with "I/O per s", MiB (bytes / 2^20) with "MiB/s"
+    rates: list[tuple[float, float, float]] = field(default_factory=list)
     tables: dict[str, _Table] = field(default_factory=dict)
     targets: dict[str, Subject] = field(default_factory=dict)
     latency_column: bool = False
@@ -469,6 +492,7 @@ class _Report:
             number = lines.number
             if match := _TEST_TIME.match(text):
                 run.test_time = _number(match.group(1), "actual test time", number)
+                run.test_time_half = _half_unit(match.group(1))
             elif match := _THREAD_COUNT.match(text):
                 run.thread_count = int(match.group(1))
             elif text.lower().startswith("the test was interrupted"):
@@ -595,6 +619,14 @@ class _Report:
             if "i/o per s" in values
             else None
         )
+        rate_column = "mib/s" if "mib/s" in values else "mb/s"
+        mibps = (
+            _number(values[rate_column], f"{title} total {rate_column}", number)
+            if rate_column in values
+            else None
+        )
+        flow.iops_printed, flow.mibps_printed = iops, mibps
+        _note_rates(run, flow.ios, flow.bytes, values)
         run.tables[section] = _Table(total=flow, iops=iops)
 
     def _unwrap_row(self, row: str, cells: int, needs_file: bool) -> str:
@@ -647,6 +679,7 @@ class _Report:
         run.max_thread = max(run.max_thread, int(found.get("thread") or 0))
         path = clean_path(_without_size(values.get("file", "")))
         subject = run.targets.setdefault(path, Subject())
+        mibps = found.get("mib/s")
         getattr(subject, section).add(
             int(found["bytes"] or 0),
             int(found["i/os"] or 0),
@@ -654,7 +687,10 @@ class _Report:
             found.get("latstddev"),
             found.get("iopsstddev"),
             number,
+            iops=found.get("i/o per s"),
+            mibps=mibps if mibps is not None else found.get("mb/s"),
         )
+        _note_rates(run, int(found["i/os"] or 0), int(found["bytes"] or 0), values)
 
     def _percentile_table(self, run: _Run, header: str, heading: str | None, number: int) -> None:
         lines = self.lines
@@ -732,9 +768,7 @@ class _Report:
         check_seconds(PARSER, run.test_time, f"timespan {run.index} (line {run.line})", run.line)
 
         total = run.tables["total"]
-        seconds = run.test_time
-        if total.iops and total.total.ios and total.iops > run.test_time:
-            seconds = total.total.ios / total.iops  # more digits than "actual test time"
+        seconds = _measured_seconds(run)
         subjects: dict[str, Subject] = {
             "": Subject(read=run.tables["read"].total, write=run.tables["write"].total, total=total.total)
         }
@@ -813,6 +847,44 @@ class _Report:
         if len(computers) == 1:
             attributes["computer_name"] = computers.pop()
         return attributes
+
+
+def _half_unit(text: str) -> float:
+    """Half a unit of the last digit of a printed decimal: ``30.01`` -> 0.005, ``12`` -> 0.5."""
+    _, dot, decimals = text.strip().rstrip("%").strip().partition(".")
+    return 0.5 * 10.0 ** -len(decimals) if dot else 0.5
+
+
+def _note_rates(run: _Run, ios: int, nbytes: int, values: dict[str, str]) -> None:
+    """Remember a row's printed rates with their counts: they bound the measured time."""
+    for column, count in (("i/o per s", ios), ("mib/s", nbytes / MIB), ("mb/s", nbytes / MIB)):
+        cell = values.get(column, "").strip()
+        if count > 0 and _DECIMAL.match(cell):
+            run.rates.append((count, float(cell), _half_unit(cell)))
+
+
+def _measured_seconds(run: _Run) -> float:
+    """The measured time DiskSpd divided every count by, to more digits than it printed.
+
+    DiskSpd prints ``actual test time`` and every rate (``count / time``) from one
+    time, each to 2 decimals. Each printed figure bounds that time; the middle of
+    the interval all of them allow reproduces every printed rate when rates not
+    printed (a target served by several threads) are derived from it. A report
+    whose figures allow no common time (edited by hand) falls back to the total
+    I/Os over the total ``I/O per s``, else ``actual test time``.
+    """
+    assert run.test_time is not None
+    low, high = run.test_time - run.test_time_half, run.test_time + run.test_time_half
+    for count, rate, half in run.rates:
+        low = max(low, count / (rate + half))
+        if rate > half:
+            high = min(high, count / (rate - half))
+    if 0 < low <= high:
+        return (low + high) / 2
+    total = run.tables["total"]
+    if total.iops and total.total.ios and total.iops > run.test_time:
+        return total.total.ios / total.iops
+    return run.test_time
 
 
 def _percentile_label(label: str) -> str | None:

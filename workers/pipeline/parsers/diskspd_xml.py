@@ -10,6 +10,16 @@ one file are read one after the other; text around them (a console prompt)
 is ignored. A ``<!DOCTYPE`` or ``<!ENTITY`` declaration is refused before it
 reaches the parser: DiskSpd never writes one, and refusing them rules out
 entity-expansion attacks without ``defusedxml``.
+
+Fidelity -- what is stored as printed and what is derived: byte and I/O
+counts, latency means, standard deviations and percentiles
+(``<Latency>``), IOPS standard deviations and the CPU ``<Average>`` are
+stored as the XML writes them. The XML prints no rate: IOPS and MB/s are
+derived as counts over ``<TestTimeSeconds>`` (2 decimals, so a rate carries
+that time's rounding, at most 0.005 s over the run). Per-target figures of a
+target served by several threads are sums of its ``<Thread><Target>``
+counts, and its mean latency their means weighted by I/Os; the CPU average
+is the mean of the ``<CPU>`` rows when ``<Average>`` is missing.
 """
 
 from __future__ import annotations

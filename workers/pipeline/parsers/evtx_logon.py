@@ -11,8 +11,7 @@ Group Policy (``Microsoft-Windows-GroupPolicy/Operational``)
     ``gpo.processing_ms``: a start event 4000..4007 paired with its end
     event 8000..8007 (same ``Correlation/@ActivityID``; the 4000-family id
     plus 4000 is the 8000-family id). The value is end time minus start
-    time (the events' 100 ns timestamps, rounded to microseconds by the
-    renderer). When the start is not in the file (overwritten by a circular
+    time in the events' own 100 ns ticks (see *Fidelity* below). When the start is not in the file (overwritten by a circular
     log) or the clock went backwards, the end event's own
     ``PolicyElaspedTimeInSeconds`` (sic, whole seconds) is used and the time
     is the end time minus that. ``subject``: ``computer`` (4000/8000, boot)
@@ -61,6 +60,19 @@ unless the upload names a host. No public User Profile Service or Folder
 Redirection log was at hand: those two follow the providers' event
 definitions (message tables) and are tested on events built in the tests.
 
+Fidelity: Windows stamps each record with a FILETIME (100 ns ticks, 7
+fraction digits as Event Viewer prints them, ``17:24:50.8653604``). The
+library renders ``TimeCreated/SystemTime`` cut to microseconds but also
+hands out the record header's timestamp with all 7 digits; that one is used
+when it falls in the same microsecond as ``SystemTime`` (it did in every
+real log), else ``SystemTime``. Durations between two events are stored
+exactly from the ticks (1.3233229 s -> 1323.3229 ms). Times (a row's start)
+are rounded to the nearest microsecond, all a PostgreSQL ``timestamptz``
+holds. Boot and shutdown phases (event 100/200) are whole milliseconds as
+the event carries them; ``BootStartTime``/``ShutdownStartTime`` come
+rendered to microseconds. ``PolicyElaspedTimeInSeconds`` is whole seconds,
+stored times 1000.
+
 Damaged files: a log not cleanly closed (header flag 0x1 "dirty", a stale
 chunk count in the header) is read to its last chunk. A file cut short (its
 size is not the 4 KiB header plus whole 64 KiB chunks, or it holds fewer
@@ -97,6 +109,9 @@ HEADER_BYTES = 4096
 CHUNK_BYTES = 64 * 1024
 COPY_BYTES = 1024 * 1024
 CHANNELS_SHOWN = 8
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+TICKS_PER_SECOND = 10_000_000  # FILETIME: 100 ns
+TICKS_PER_MS = 10_000
 
 GROUP_POLICY = "microsoft-windows-grouppolicy"
 DIAGNOSTICS = "microsoft-windows-diagnostics-performance"
@@ -247,6 +262,7 @@ class _Event:
     event_id: int
     record: int
     time: datetime
+    ticks: int  # the time in 100 ns ticks since 1970-01-01 UTC
     activity: str
     user: str
     computer: str
@@ -333,10 +349,9 @@ def _event(record: Mapping[str, Any]) -> _Event | None:
     if not isinstance(system, dict):
         return None
     event_id = _int(_text(system.get("EventID")))
-    time = _timestamp(_attribute(system.get("TimeCreated"), "SystemTime")) or _timestamp(
-        str(record.get("timestamp", "")).removesuffix(" UTC")
-    )
-    if event_id is None or time is None:
+    ticks = _record_ticks(_attribute(system.get("TimeCreated"), "SystemTime"), record.get("timestamp"))
+    time = _from_ticks(ticks) if ticks is not None else None
+    if event_id is None or ticks is None or time is None:
         return None
     record_id = _int(system.get("EventRecordID"))
     if record_id is None:
@@ -347,6 +362,7 @@ def _event(record: Mapping[str, Any]) -> _Event | None:
         event_id=event_id,
         record=record_id,
         time=time,
+        ticks=ticks,
         activity=str(_attribute(system.get("Correlation"), "ActivityID") or "").upper(),
         user=str(_attribute(system.get("Security"), "UserID") or ""),
         computer=str(system.get("Computer") or ""),
@@ -424,11 +440,11 @@ def _truthy(value: Any) -> bool | None:
     return None
 
 
-def _timestamp(value: Any) -> datetime | None:
-    """``2016-02-13T17:24:37.2574796Z`` (7 fraction digits allowed) as aware UTC."""
+def _ticks(value: Any) -> int | None:
+    """``2016-02-13T17:24:37.2574796Z`` as 100 ns ticks since 1970-01-01 UTC (more digits are rounded)."""
     if not isinstance(value, str) or not value:
         return None
-    text = value.strip()
+    text = value.strip().removesuffix(" UTC")
     if text.endswith("Z"):
         text = text[:-1]
     offset = ""
@@ -437,14 +453,41 @@ def _timestamp(value: Any) -> datetime | None:
         if at != -1:
             text, offset = text[:at], text[at:]
             break
-    if "." in text:
-        whole, fraction = text.split(".", 1)
-        text = f"{whole}.{fraction[:6]}"
+    whole, _, fraction = text.partition(".")
+    if fraction and not fraction.isdigit():
+        return None
+    digits = (fraction + "0" * 7)[:7]
+    extra = fraction[7:]
     try:
-        moment = datetime.fromisoformat(text + (offset or "+00:00"))
+        moment = datetime.fromisoformat(whole + (offset or "+00:00"))
     except ValueError:
         return None
-    return moment.astimezone(UTC)
+    seconds = (moment - EPOCH) // timedelta(seconds=1)
+    return seconds * TICKS_PER_SECOND + int(digits) + (1 if extra and extra[0] >= "5" else 0)
+
+
+def _from_ticks(ticks: int) -> datetime | None:
+    """Ticks as aware UTC, rounded to the nearest microsecond (what ``timestamptz`` holds)."""
+    try:
+        return EPOCH + timedelta(microseconds=(ticks + 5) // 10)
+    except OverflowError:
+        return None
+
+
+def _timestamp(value: Any) -> datetime | None:
+    """``2016-02-13T17:24:37.2574796Z`` (7 fraction digits allowed) as aware UTC, to the microsecond."""
+    ticks = _ticks(value)
+    return _from_ticks(ticks) if ticks is not None else None
+
+
+def _record_ticks(system_time: Any, written: Any) -> int | None:
+    """The event's time in ticks: the record header's 7-digit time when it is ``SystemTime``'s
+    microsecond (the renderer cuts ``SystemTime`` to 6 digits), else ``SystemTime``."""
+    rendered = _ticks(system_time)
+    header = _ticks(written)
+    if header is not None and (rendered is None or header // 10 == rendered // 10):
+        return header
+    return rendered
 
 
 # --------------------------------------------------------------------------
@@ -556,8 +599,8 @@ class _Collector:
         elapsed = next(
             (value for key in GP_ELAPSED_KEYS if (value := _number(end.data.get(key))) is not None), None
         )
-        if start is not None and end.time >= start.time:
-            self._row(start, "gpo.processing_ms", subject, start.time, _ms(end.time - start.time))
+        if start is not None and end.ticks >= start.ticks:
+            self._row(start, "gpo.processing_ms", subject, start.time, _ms(start, end))
         elif elapsed is not None and elapsed >= 0:
             began = end.time - timedelta(seconds=elapsed)
             self._row(start or end, "gpo.processing_ms", subject, began, elapsed * 1000.0)
@@ -594,9 +637,9 @@ class _Collector:
                     and (session is None or s.data.get("Session") in (None, session))
                 ),
             )
-            if start is not None and event.time >= start.time:
+            if start is not None and event.ticks >= start.ticks:
                 metric = "profile.load_ms" if eid == 2 else "profile.unload_ms"
-                self._row(start, metric, "", start.time, _ms(event.time - start.time))
+                self._row(start, metric, "", start.time, _ms(start, event))
 
     # Folder Redirection ---------------------------------------------------
 
@@ -614,8 +657,8 @@ class _Collector:
                 (finished.started, "folder_redirection.processing_ms", 0),
                 (finished.first_folder, "folder_redirection.sync_ms", 1),
             ):
-                if start is not None and event.time >= start.time:
-                    self._row(start, metric, "", start.time, _ms(event.time - start.time), order)
+                if start is not None and event.ticks >= start.ticks:
+                    self._row(start, metric, "", start.time, _ms(start, event), order)
 
     # Output ---------------------------------------------------------------
 
@@ -643,5 +686,6 @@ class _Collector:
         return out
 
 
-def _ms(delta: timedelta) -> float:
-    return delta / timedelta(milliseconds=1)
+def _ms(start: _Event, end: _Event) -> float:
+    """Milliseconds from ``start`` to ``end``, exact in their 100 ns ticks."""
+    return (end.ticks - start.ticks) / TICKS_PER_MS

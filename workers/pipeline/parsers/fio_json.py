@@ -42,9 +42,17 @@ Parameters per job, from its ``job options`` over the ``global options``:
 ``block_size`` (bytes: ``bs=4k`` -> ``4096``; ``64k,4k`` -> ``65536,4096``;
 a range ``4k-16k`` -> ``4096-16384``; fio's ``kb_base`` is honoured),
 ``rw``, ``iodepth``, ``numjobs``, ``ioengine``, ``direct``, ``size`` and
-``error``. When every job has the same set (one job, or ``group_reporting``
-of clones) they are the upload run's attributes; when jobs differ, each
-job's figures carry its own set as ``Measurement.params`` (one run per set).
+``error``. Every figure carries its job's set as ``Measurement.params``:
+uploaded without a run name, a file is its own execution run (never merged
+with another file's, see ``workers.pipeline.load``); into a named run, a
+file whose jobs share one set goes to that run with the set as its
+attributes, and jobs that differ get a run per set under it.
+
+Fidelity: ``iops``, ``bw_bytes``, ``io_bytes``, latency means and
+percentiles and CPU shares are stored as fio wrote them, in fio's unit or an
+exact conversion of it: usec (fio 2.x) / 1000 and nsec (3.x) / 10^6 -> ms;
+KiB (2.x ``bw``, ``io_bytes``) x 1024 -> B; ``runtime`` msec / 1000 -> s;
+``mbps`` is ``bw_bytes`` / 10^6. Nothing is recomputed from other figures.
 """
 
 from __future__ import annotations
@@ -244,7 +252,7 @@ def _parse_text(text: str, context: ParseContext) -> Parsed:
                 subject,
                 time,
                 job_line,
-                params=None if shared or not params else params,
+                params=params,  # one file is one execution: never merged into another's run
                 host=host if isinstance(host, str) and host else None,
             )
         )

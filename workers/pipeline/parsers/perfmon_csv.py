@@ -37,7 +37,8 @@ Choices
   held in memory.
 * Values stay the text the file held, once ``float()`` accepted it, the text
   is ASCII without ``_`` (``float()`` takes ``1_000``, PostgreSQL does not)
-  and the number is finite. Loading can then COPY the text unchanged.
+  and the number is finite; the loader's ``float()`` then gives exactly the
+  double PostgreSQL would read from it.
 * Anything else is a ``ParseError`` naming the 1-based physical line, the
   1-based cell index and what was expected; nothing is skipped silently
   except blank lines, non-counter columns and duplicate columns.

@@ -73,7 +73,9 @@ Per job: ``dirs.<col>``, ``files.<col>`` (unit ``count``) and ``bytes.<col>``
 or with old ``/MT``); ``elapsed_s`` = Ended - Started when both are dates.
 When a log holds more than one job with a summary, each job's figures carry
 ``params={"job": "<n>"}`` (n counts the jobs in the log from 1), so each
-becomes its own run.
+becomes its own run; a single job's carry ``params={}``: a log is one
+execution, so uploaded without a run name it gets a run of its own rather
+than the scenario's shared default run (``workers.pipeline.load``).
 
 Every figure is stamped with its job's Started time, read in the upload's
 ``timezone`` (robocopy writes local time without an offset; without a
@@ -87,6 +89,13 @@ Run attributes: ``source``, ``destination``, ``options``, ``started_at`` and
 start and the last job's end, ``source``/``destination``/``options`` only
 when every job has the same, and ``jobs`` -- one entry per job with its own.
 ``error_lines`` counts robocopy ``ERROR n (0x...)`` lines when there are any.
+
+Fidelity: counts, ``Bytes/sec`` and ``MegaBytes/min`` are stored as
+printed. Byte figures printed with a unit (``2.430 g``, ``6.4 k``) are
+printed x 1024^n (robocopy's k, m, g, t are binary), so within half a unit
+of the printed digit, not the exact byte count robocopy rounded. Times
+``h:mm:ss`` are seconds; ``elapsed_s`` (Ended - Started) is derived and
+whole seconds like the times it comes from.
 
 Truncated logs
 ==============
@@ -522,8 +531,9 @@ class _Clock:
     def utc(self, local: datetime, line: int | None) -> datetime:
         if self.zone is None:
             raise _error(
-                "robocopy logs hold local wall-clock times without a UTC offset; upload the log with "
-                "`timezone` (an IANA name such as Europe/Paris) so they can be converted to UTC",
+                "robocopy logs hold local wall-clock times without a UTC offset; upload it again with "
+                "`timezone` (the IANA zone of the machine that wrote it, such as Europe/Paris; "
+                "headroom-agent upload --timezone Europe/Paris) so they can be converted to UTC",
                 line,
             )
         return local.replace(tzinfo=self.zone).astimezone(UTC)
@@ -789,7 +799,7 @@ def _parsed(jobs: list[_Job], clock: _Clock) -> Parsed:
     several = len(complete) > 1
     measurements: list[Measurement] = []
     for job in complete:
-        params = {"job": str(job.number)} if several else None
+        params = {"job": str(job.number)} if several else {}
         measurements.extend(_measurements(job, stamps[job.number], params))
 
     per_job = [_job_attributes(job, stamps.get(job.number)) for job in jobs]

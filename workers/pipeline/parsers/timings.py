@@ -35,12 +35,11 @@ row fails the whole file and never leaves partial rows behind.
 
 from __future__ import annotations
 
-import bisect
 import csv
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -56,7 +55,7 @@ from workers.pipeline.registry import ParseContext, register
 
 PARSER = "timings"
 REQUIRED = ("name", "started_at", "duration_ms")
-# A timings document is read whole (JSON needs it); beyond this it is refused
+# A timings document is read whole (rows keep their line and column); beyond this it is refused
 # with a message instead of exhausting the worker's memory.
 MAX_TEXT_CHARS = 256 * 1024 * 1024
 MAX_REPETITION = 2**31 - 1  # the measurement table's integer column
@@ -432,27 +431,32 @@ class _Node:
     value: Any
     offset: int
     members: dict[str, _Node] | None = None
-    items: list[_Node] | None = None
 
 
 class _JsonScanner:
     """Walks the outer objects and arrays itself so rows keep their positions.
 
-    ``located`` says how many container levels to walk; anything below (a
-    row, usually) is decoded in one ``json.JSONDecoder.raw_decode`` call on
-    the whole text -- C speed, and its errors carry the right line and column.
-    A row's own members are located only when the row turns out to be bad.
+    Rows (and any value below the outer containers) are decoded one at a time
+    with ``json.JSONDecoder.raw_decode`` on the whole text -- C speed, and its
+    errors carry the right line and column -- and dropped once checked, so a
+    file of millions of tiny rows never holds them all. A row's own members
+    are located only when the row turns out to be bad.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._decoder = json.JSONDecoder()
-        self._newlines = [match.start() for match in re.finditer("\n", text)]
+        # Rows are located in order: each lookup counts lines from the last one.
+        self._cursor = (0, 1, 0)  # offset, its line, where that line starts
 
     def where(self, offset: int) -> tuple[int, int]:
-        before = bisect.bisect_left(self._newlines, offset)
-        line_start = self._newlines[before - 1] + 1 if before else 0
-        return before + 1, offset - line_start + 1
+        start, line, line_start = self._cursor if offset >= self._cursor[0] else (0, 1, 0)
+        newlines = self.text.count("\n", start, offset)
+        if newlines:
+            line += newlines
+            line_start = self.text.rfind("\n", start, offset) + 1
+        self._cursor = (offset, line, line_start)
+        return line, offset - line_start + 1
 
     def skip(self, index: int) -> int:
         return _skip_ws(self.text, index)
@@ -476,13 +480,12 @@ class _JsonScanner:
         char = self.text[index : index + 1]
         if located and char == "{":
             return self._object(index, located)
-        if located and char == "[":
-            return self._array(index, located)
         value, end = self._whole(index)
         return _Node(value, index), end
 
-    def _object(self, start: int, located: int) -> tuple[_Node, int]:
-        members: dict[str, _Node] = {}
+    def _members(self, start: int, read: Callable[[str, int], int]) -> int:
+        """Walk the object at ``start``: ``read(key, offset of its value)`` takes each value and
+        returns the offset after it. Returns the offset after the object."""
         index = self.skip(start + 1)
         if self.text[index : index + 1] != "}":
             while True:
@@ -492,24 +495,33 @@ class _JsonScanner:
                 index = self.skip(index)
                 if self.text[index : index + 1] != ":":
                     raise self.fail("Expecting ':' delimiter", index)
-                members[key], index = self.node(index + 1, located - 1)
-                index = self.skip(index)
+                index = self.skip(read(key, index + 1))
                 char = self.text[index : index + 1]
                 if char == "}":
                     break
                 if char != ",":
                     raise self.fail("Expecting ',' delimiter", index)
                 index = self.skip(index + 1)
-        value = {key: child.value for key, child in members.items()}
-        return _Node(value, start, members=members), index + 1
+        return index + 1
 
-    def _array(self, start: int, located: int) -> tuple[_Node, int]:
-        items: list[_Node] = []
+    def _object(self, start: int, located: int) -> tuple[_Node, int]:
+        members: dict[str, _Node] = {}
+
+        def read(key: str, index: int) -> int:
+            members[key], after = self.node(index, located - 1)
+            return after
+
+        end = self._members(start, read)
+        value = {key: child.value for key, child in members.items()}
+        return _Node(value, start, members=members), end
+
+    def elements(self, start: int, end: list[int] | None = None) -> Iterator[_Node]:
+        """The items of the array at ``start``, decoded one at a time; ``end`` gets the offset after it."""
         index = self.skip(start + 1)
         if self.text[index : index + 1] != "]":
             while True:
-                child, index = self.node(index, located - 1)
-                items.append(child)
+                child, index = self.node(index)
+                yield child
                 index = self.skip(index)
                 char = self.text[index : index + 1]
                 if char == "]":
@@ -517,52 +529,112 @@ class _JsonScanner:
                 if char != ",":
                     raise self.fail("Expecting ',' delimiter", index)
                 index += 1
-        return _Node([child.value for child in items], start, items=items), index + 1
+        if end is not None:
+            end.append(index + 1)
+
+    def skip_array(self, start: int) -> int:
+        """Check the array at ``start`` item by item (nothing kept); the offset after it."""
+        end: list[int] = []
+        for _ in self.elements(start, end):
+            pass
+        return end[0]
+
+    def wrapper(self, start: int) -> tuple[dict[str, _Node], int | None, int]:
+        """The object at ``start`` with a ``"timings"`` list checked but not kept.
+
+        Returns its other members, the offset of the ``timings`` list (None
+        without one) and the offset after the object.
+        """
+        members: dict[str, _Node] = {}
+        timings: int | None = None
+
+        def read(key: str, index: int) -> int:
+            nonlocal timings
+            index = self.skip(index)
+            if key == "timings" and self.text.startswith("[", index):
+                members.pop(key, None)
+                timings = index
+                return self.skip_array(index)
+            if key == "timings":
+                timings = None
+            members[key], after = self.node(index)
+            return after
+
+        end = self._members(start, read)
+        return members, timings, end
 
 
-def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
-    scanner = _JsonScanner(text)
-    documents: list[_Node] = []
+@dataclass
+class _Layout:
+    """Where a JSON timings document keeps its rows (found by a first pass that keeps none)."""
+
+    rows_at: int | None = None  # the "[" of the row list
+    members: dict[str, _Node] | None = None  # the other members of a {"timings": [...]} object
+    lines_at: int | None = None  # the first of one or more row objects (JSON Lines)
+    first_row: _Node | None = None  # that first object when it holds a "timings" list
+    first_end: int = 0
+
+
+def _json_layout(scanner: _JsonScanner) -> _Layout:
+    """Check the whole document's syntax and shape, row by row, keeping no row."""
+    text = scanner.text
     index = scanner.skip(0)
-    while index < len(text):
-        if documents and not isinstance(documents[0].value, dict):
-            raise scanner.fail("Extra data", index)
-        if documents:
-            node, index = scanner.node(index)
-            if not isinstance(node.value, dict):
-                raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
-        elif text.startswith("[", index):
-            node, index = scanner.node(index, located=1)
-        else:
-            node, index = scanner.node(index)
-            if isinstance(node.value, dict) and "timings" in node.value:
-                node, _ = scanner.node(node.offset, located=2)
-        documents.append(node)
-        index = scanner.skip(index)
-    if not documents:
-        return []
-
-    defaults = _Defaults()
-    rows: list[_Node]
-    first = documents[0]
-    if len(documents) > 1:
-        rows = documents
-    elif first.items is not None:
-        rows = first.items
-    elif first.members is not None:
-        timings = first.members["timings"]
-        if timings.items is None:
-            raise scanner.fail('"timings" must be a list of timing objects', timings.offset)
-        rows = timings.items
-        defaults = _json_defaults(scanner, first.members)
-    elif isinstance(first.value, dict):
-        rows = [first]
-    else:
+    if index >= len(text):
+        return _Layout()
+    if text.startswith("[", index):
+        rest = scanner.skip(scanner.skip_array(index))
+        if rest < len(text):
+            raise scanner.fail("Extra data", rest)
+        return _Layout(rows_at=index)
+    if not text.startswith("{", index):
+        first, end = scanner.node(index)
+        rest = scanner.skip(end)
+        if rest < len(text):
+            raise scanner.fail("Extra data", rest)
         raise scanner.fail(
             'expected a list of timings, an object with a "timings" list, or one timing object per line',
             first.offset,
         )
-    return [_json_row(scanner, row, clock, defaults) for row in rows]
+    members, timings, end = scanner.wrapper(index)
+    rest = scanner.skip(end)
+    if rest >= len(text) and (timings is not None or "timings" in members):
+        if timings is None:
+            raise scanner.fail('"timings" must be a list of timing objects', members["timings"].offset)
+        return _Layout(rows_at=timings, members=members)
+    while rest < len(text):
+        node, after = scanner.node(rest)
+        if not isinstance(node.value, dict):
+            raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
+        rest = scanner.skip(after)
+    layout = _Layout(lines_at=index, first_end=end)
+    if timings is not None:  # a {"timings": [...]} object among others is itself read as a row
+        value = {key: child.value for key, child in members.items()}
+        layout.first_row = _Node({**value, "timings": []}, index)
+    return layout
+
+
+def _json_rows(scanner: _JsonScanner, layout: _Layout) -> Iterator[_Node]:
+    """The rows ``layout`` found, decoded one at a time."""
+    if layout.rows_at is not None:
+        yield from scanner.elements(layout.rows_at)
+        return
+    if layout.lines_at is None:
+        return
+    index = layout.lines_at
+    if layout.first_row is not None:
+        yield layout.first_row
+        index = scanner.skip(layout.first_end)
+    while index < len(scanner.text):
+        node, end = scanner.node(index)
+        yield node
+        index = scanner.skip(end)
+
+
+def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
+    scanner = _JsonScanner(text)
+    layout = _json_layout(scanner)
+    defaults = _json_defaults(scanner, layout.members) if layout.members is not None else _Defaults()
+    return [_json_row(scanner, row, clock, defaults) for row in _json_rows(scanner, layout)]
 
 
 def _json_defaults(scanner: _JsonScanner, members: dict[str, _Node]) -> _Defaults:

@@ -181,17 +181,15 @@ def test_it_reads_every_real_text_report_totals_as_the_file_prints_them(path: Pa
         rate_column = "mib/s" if "mib/s" in total else "mb/s"  # both are 2^20 bytes per second
         assert got[("", f"{direction}.bytes")] == int(total["bytes"])
         assert got[("", f"{direction}.ios")] == int(total["i/os"])
-        printed_iops = float(total["i/o per s"])
-        assert got[("", f"{direction}.iops")] == pytest.approx(
-            printed_iops, abs=_rate_tolerance(printed_iops, seconds)
-        )
-        printed_mib = float(total[rate_column])
+        # the rates as printed (MiB/s converted exactly to decimal MB/s), not recomputed
+        assert got[("", f"{direction}.iops")] == float(total["i/o per s"])
         assert got[("", f"{direction}.mbps")] == pytest.approx(
-            printed_mib * MIB_TO_MB, abs=_rate_tolerance(printed_mib, seconds) * MIB_TO_MB
+            float(total[rate_column]) * MIB_TO_MB, rel=1e-12
         )
-        # and exactly the byte count over the measured time, in decimal MB
+        # and consistent with the byte count over the measured time
+        exact = int(total["bytes"]) / seconds / 1e6
         assert got[("", f"{direction}.mbps")] == pytest.approx(
-            int(total["bytes"]) / seconds / 1e6, rel=0.0051 / seconds
+            exact, abs=0.0051 * MIB_TO_MB + exact * 0.0051 / seconds
         )
         if int(total["i/os"]) > 0 and "avglat" in total:
             assert got[("", f"{direction}.latency.avg_ms")] == float(total["avglat"])
@@ -257,7 +255,11 @@ def test_it_reads_every_real_text_reports_percentiles_cpu_and_parameters(path: P
     )
     assert {item.time for item in parsed.measurements} == {expected}
     assert {item.repetition for item in parsed.measurements} == {1}
-    assert all(item.params is None for item in parsed.measurements)
+    # one execution: every figure carries its parameters, which are also the run's attributes
+    assert {tuple(sorted((item.params or {}).items())) for item in parsed.measurements} == {
+        tuple(sorted((key, parsed.run_attributes[key]) for key in parsed.measurements[0].params or {}))
+    }
+    assert parsed.measurements[0].params
     assert parsed.tool == "diskspd"
     assert parsed.parser == "diskspd_text"
 
@@ -363,14 +365,52 @@ def test_it_skips_na_cells_of_a_write_only_run() -> None:
 
 def test_it_stores_mib_per_second_columns_as_decimal_megabytes() -> None:
     got = _values(_text(V220))
-    # 20,819,968 bytes in 5,083 I/Os at 508.09 I/O per s -> 10.004 s measured
-    seconds = 5083 / 508.09
-    assert got[("", "total.mbps")] == pytest.approx(20819968 / seconds / 1e6)
-    assert got[("", "total.mbps")] == pytest.approx(1.98 * MIB_TO_MB, abs=0.006)
+    # printed "1.98" MiB/s is 1.98 * 2^20 / 10^6 MB/s exactly
+    assert got[("", "total.mbps")] == pytest.approx(1.98 * 1024 * 1024 / 1e6, rel=1e-12)
     # the old "MB/s" column is bytes / 2^20 too: 992,047,104 B in 600 s printed as 1.58
     azure = _values(_text(AZURE))
-    assert azure[("", "total.mbps")] == pytest.approx(992047104 / 600 / 1e6)
+    assert azure[("", "total.mbps")] == pytest.approx(1.58 * MIB_TO_MB, rel=1e-12)
     assert round(992047104 / 600 / 2**20, 2) == 1.58
+
+
+def test_it_stores_the_rates_a_report_printed_not_rates_recomputed_from_the_total() -> None:
+    # The real 70/30 report with its counts scaled up, every figure as DiskSpd would print it for a
+    # measured time of 30.012699 s. Recomputing the write rate over total I/Os / total "I/O per s"
+    # (792001 / 26388.86 s) gives 25222.6538, which is not the printed 25222.66.
+    text = NO_COMMAND.read_bytes()
+    for old, new in (
+        (b"146169856 |        35686 |       4.64 |    1189.03", b"3244036096 | 792001 | 103.08 | 26388.86"),
+        (b"102645760 |        25060 |       3.26 |     834.98", b"143364096 | 35001 | 4.56 | 1166.21"),
+        (b"43524096 |        10626 |       1.38 |     354.05", b"3100672000 | 757000 | 98.53 | 25222.66"),
+    ):
+        assert text.count(old) == 2  # the thread row and the total row
+        text = text.replace(old, new)
+    got = _values(_text(text))
+    for subject in ("", "diskspd.dat"):
+        assert got[(subject, "write.iops")] == 25222.66
+        assert got[(subject, "read.iops")] == 1166.21
+        assert got[(subject, "total.iops")] == 26388.86
+        assert got[(subject, "write.mbps")] == pytest.approx(98.53 * MIB_TO_MB, rel=1e-12)
+        assert got[(subject, "read.mbps")] == pytest.approx(4.56 * MIB_TO_MB, rel=1e-12)
+
+
+def test_rates_of_a_target_served_by_several_threads_reproduce_every_printed_row() -> None:
+    # Many threads write each of several files: a file's figures are derived from its summed
+    # counts over one measured time, which must be one that reproduces every rate printed.
+    text = _read_text(MANY)
+    got = _values(_text(MANY))
+    rows = _io_tables(text)["Write IO"].rows
+    subject = _subject(rows[0]["file"])
+    mine = [row for row in rows if _subject(row["file"]) == subject]
+    assert len(mine) > 1
+    nbytes = sum(int(row["bytes"]) for row in mine)
+    ios = sum(int(row["i/os"]) for row in mine)
+    seconds = ios / got[(subject, "write.iops")]
+    assert nbytes / seconds / 1e6 == pytest.approx(got[(subject, "write.mbps")], rel=1e-9)
+    for row in rows:
+        assert round(int(row["i/os"]) / seconds, 2) == float(row["i/o per s"])
+        assert round(int(row["bytes"]) / seconds / 2**20, 2) == float(row["mib/s"])
+    assert round(seconds, 2) == 60.02  # "actual test time: 60.02s"
 
 
 def test_every_measurement_has_a_unit_and_a_line() -> None:
@@ -482,7 +522,7 @@ def test_it_keeps_what_it_can_know_without_command_line_or_input_parameters() ->
         (1, STARTED_UTC),
         (2, STARTED_UTC + timedelta(seconds=600)),
     }
-    assert all(m.params is None for m in twice.measurements)
+    assert len({tuple(sorted((m.params or {}).items())) for m in twice.measurements}) == 1
 
 
 def test_it_reads_appended_runs_each_with_its_own_parameters() -> None:

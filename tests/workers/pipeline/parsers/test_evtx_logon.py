@@ -38,6 +38,7 @@ ALL_LOGS = sorted(LOGS.glob("*.evtx"))
 NS = "{http://schemas.microsoft.com/win/2004/08/events/event}"
 HEADER = 4096
 CHUNK = 65536
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _parse_bytes(data: bytes, **context: Any) -> Parsed:
@@ -62,12 +63,25 @@ def _utc(text: str) -> datetime:
     return datetime.fromisoformat(f"{whole}.{(fraction + '000000')[:6]}").replace(tzinfo=UTC)
 
 
+def _ticks(text: str) -> int:
+    """``2018-07-28T07:25:01.2572137Z UTC`` (the record header's time) -> 100 ns ticks since 1970."""
+    whole, _, fraction = text.removesuffix(" UTC").rstrip("Z").partition(".")
+    seconds = int((datetime.fromisoformat(whole).replace(tzinfo=UTC) - EPOCH).total_seconds())
+    return seconds * 10_000_000 + int((fraction + "0000000")[:7])
+
+
+def _from_ticks(ticks: int) -> datetime:
+    """To the nearest microsecond, as the parser stores times."""
+    return EPOCH + timedelta(microseconds=(ticks + 5) // 10)
+
+
 @dataclass(frozen=True)
 class _Record:
     record: int
     provider: str
     event_id: int
     time: datetime
+    ticks: int  # the record header's 7-digit time
     activity: str
     computer: str
     data: dict[str, str]
@@ -88,6 +102,7 @@ def _records(path_or_bytes: Path | bytes) -> list[_Record]:
                 provider=system.find(f"{NS}Provider").get("Name", ""),
                 event_id=int(system.findtext(f"{NS}EventID") or 0),
                 time=_utc(system.find(f"{NS}TimeCreated").get("SystemTime", "")),
+                ticks=_ticks(item["timestamp"]),
                 activity=correlation.get("ActivityID", "") if correlation is not None else "",
                 computer=system.findtext(f"{NS}Computer") or "",
                 data={d.get("Name", ""): d.text or "" for d in root.iter(f"{NS}Data")},
@@ -106,8 +121,11 @@ def _expected_policy_pairs(path_or_bytes: Path | bytes) -> list[tuple[int, str, 
             start = starts.pop(end.activity)
             assert start.event_id == end.event_id - 4000
             subject = "computer" if start.data["IsMachine"] == "1" else "user"
-            ms = round((end.time - start.time).total_seconds() * 1000, 3)  # whole microseconds
-            pairs.append((start.record, subject, start.time, ms))
+            # the 7-digit times agree with the rendered 6-digit SystemTime ...
+            assert start.ticks // 10 == int((start.time - EPOCH) / timedelta(microseconds=1))
+            # ... and the duration is exact in 100 ns ticks
+            ms = (end.ticks - start.ticks) / 10_000
+            pairs.append((start.record, subject, _from_ticks(start.ticks), ms))
     return sorted(pairs)
 
 
@@ -193,8 +211,9 @@ def test_it_reads_the_boot_timings_of_diagnostics_performance_event_100() -> Non
 def test_it_pairs_the_computer_and_user_policy_processing_of_the_small_log() -> None:
     measurements = _parse(GP_SMALL)
     assert [(m.subject, m.value, m.time, m.repetition) for m in measurements] == [
-        ("computer", 240.861, datetime(2016, 2, 13, 17, 24, 45, 775976, tzinfo=UTC), 1),
-        ("user", 291.868, datetime(2016, 2, 13, 17, 24, 52, 195677, tzinfo=UTC), 1),
+        # 17:24:45.7759761 -> 17:24:46.0168377 and 17:24:52.1956771 -> 17:24:52.4875453
+        ("computer", 240.8616, datetime(2016, 2, 13, 17, 24, 45, 775976, tzinfo=UTC), 1),
+        ("user", 291.8682, datetime(2016, 2, 13, 17, 24, 52, 195677, tzinfo=UTC), 1),
     ]
     expected = _expected_policy_pairs(GP_SMALL)
     assert [(s, t, v) for _, s, t, v in expected] == [(m.subject, m.time, m.value) for m in measurements]
@@ -218,8 +237,9 @@ def test_it_pairs_all_29_policy_processings_of_the_larger_log() -> None:
     assert (first.subject, first.value) == ("computer", 148.444)
     assert first.time == datetime(2018, 7, 28, 7, 27, 54, 100426, tzinfo=UTC)
     longest = max(measurements, key=lambda m: m.value)
-    assert (longest.subject, longest.value) == ("user", 888.649)
-    assert longest.time == datetime(2019, 2, 25, 20, 46, 47, 814166, tzinfo=UTC)
+    assert (longest.subject, longest.value) == ("user", 888.6492)
+    # started 20:46:47.8141666: to the nearest microsecond
+    assert longest.time == datetime(2019, 2, 25, 20, 46, 47, 814167, tzinfo=UTC)
     assert round(sum(m.value for m in measurements), 3) == round(sum(v for *_, v in expected), 3)
 
 
@@ -235,7 +255,7 @@ def test_it_reads_a_log_that_was_not_cleanly_closed_to_its_last_record() -> None
     assert (len(data) - HEADER) // CHUNK == 33
     assert max(r.record for r in _records(GP_DIRTY)) == 3028
     late = [m for m in _parse(GP_DIRTY) if m.time >= datetime(2019, 3, 20, tzinfo=UTC)]
-    assert [(m.subject, m.value) for m in late] == [("computer", 38.627), ("user", 58.785)]
+    assert [(m.subject, m.value) for m in late] == [("computer", 38.6264), ("user", 58.7854)]
 
 
 def test_a_dirty_flag_set_on_a_clean_log_changes_nothing() -> None:
@@ -243,8 +263,8 @@ def test_a_dirty_flag_set_on_a_clean_log_changes_nothing() -> None:
     assert struct.unpack_from("<I", data, 120)[0] == 0
     struct.pack_into("<I", data, 120, 1)
     assert [(m.subject, m.value) for m in _gpo(list(_parse_bytes(bytes(data)).measurements))] == [
-        ("computer", 240.861),
-        ("user", 291.868),
+        ("computer", 240.8616),
+        ("user", 291.8682),
     ]
 
 
@@ -259,7 +279,7 @@ def test_an_end_event_whose_start_was_overwritten_uses_its_elapsed_seconds() -> 
     measurements = list(_parse_bytes(part).measurements)
     assert len(measurements) == 6  # 5 pairs + the orphan end; the last start is left open
     first = measurements[0]
-    assert (first.subject, first.value, first.time) == ("computer", 0.0, orphan.time)
+    assert (first.subject, first.value, first.time) == ("computer", 0.0, _from_ticks(orphan.ticks))
     paired = [(m.subject, m.time, m.value) for m in measurements[1:]]
     assert paired == [(s, t, v) for _, s, t, v in _expected_policy_pairs(part)]
 
@@ -315,7 +335,7 @@ def test_it_copies_a_stream_that_cannot_seek_and_reads_it_the_same() -> None:
 def test_it_accepts_a_decoded_source_too() -> None:
     decoded = decode(lambda: GP_SMALL.open("rb"))
     parsed = EvtxLogonParser().parse(decoded, ParseContext())
-    assert [m.value for m in parsed.measurements] == [240.861, 291.868]
+    assert [m.value for m in parsed.measurements] == [240.8616, 291.8682]
 
 
 # --------------------------------------------------------------------------
@@ -392,14 +412,16 @@ _T0 = datetime(2024, 5, 6, 8, 0, 0, tzinfo=UTC)
 
 
 def _synthetic(
-    provider: str, event_id: int, record: int, ms: int, *, activity: str = "", user: str = "", **data: Any
+    provider: str, event_id: int, record: int, ms: float, *, activity: str = "", user: str = "", **data: Any
 ) -> _Event:
+    ticks = round(ms * 10_000)
     return _Event(
         provider=provider.lower(),
         channel=f"{provider}/Operational",
         event_id=event_id,
         record=record,
-        time=_T0 + timedelta(milliseconds=ms),
+        time=_from_ticks(_ticks(_T0.isoformat().removesuffix("+00:00")) + ticks),
+        ticks=_ticks(_T0.isoformat().removesuffix("+00:00")) + ticks,
         activity=activity,
         user=user,
         computer="VDI-07",
@@ -430,6 +452,32 @@ def test_profile_load_and_unload_pair_per_user_and_session() -> None:
         ("profile.unload_ms", 3500.0, 1, _T0 + timedelta(seconds=60)),
     ]
     assert {m.host for m in measurements} == {"VDI-07"}
+
+
+def test_profile_durations_keep_the_seventh_digit_of_the_events_ticks() -> None:
+    ups = "Microsoft-Windows-User Profiles Service"
+    measurements = _collect(
+        _synthetic(ups, 1, 1, 0.0001, user="S-1-5-21-1", Session=2),  # 08:00:00.0000001
+        _synthetic(ups, 2, 2, 1323.323, user="S-1-5-21-1", Session=2),  # 08:00:01.3233230
+        _synthetic(ups, 3, 3, 60_000.0003, user="S-1-5-21-1", Session=2),
+        _synthetic(ups, 4, 4, 60_146.958, user="S-1-5-21-1", Session=2),
+    )
+    # 1.3233229 s and 0.1469577 s, not 1323.323 / 146.957 cut to microseconds
+    assert [(m.metric, m.value) for m in measurements] == [
+        ("profile.load_ms", 1323.3229),
+        ("profile.unload_ms", 146.9577),
+    ]
+    assert measurements[0].time == _T0  # 100 ns after _T0, to the nearest microsecond
+
+
+def test_it_takes_the_seventh_digit_from_the_record_header_when_it_is_the_same_instant() -> None:
+    from workers.pipeline.parsers.evtx_logon import _record_ticks
+
+    base = _ticks("2016-02-13T17:24:50Z")
+    assert _record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
+    # a header time in another microsecond is not this event's: the rendered time wins
+    assert _record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:51.0000001Z UTC") == base + 8653600
+    assert _record_ticks(None, "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
 
 
 def test_folder_redirection_times_the_extension_and_the_sync_from_the_first_1006() -> None:
@@ -485,4 +533,5 @@ def test_shutdown_event_200_gives_its_phases() -> None:
         ("shutdown.user_session_ms", 1_200.0),
         ("shutdown.kernel_ms", 640.0),
     ]
-    assert {m.time for m in measurements} == {datetime(2024, 5, 6, 7, 59, 30, 123456, tzinfo=UTC)}
+    # 7 digits, rounded to the microsecond a timestamptz holds
+    assert {m.time for m in measurements} == {datetime(2024, 5, 6, 7, 59, 30, 123457, tzinfo=UTC)}

@@ -19,7 +19,7 @@
   FAMILIES.forEach(function (f) {
     cards[f.key] = P.chartCard("slot-" + f.key, { title: f.title, filename: "block-size-" + f.key + ".csv" });
   });
-  const COLUMNS = ["scenario", "block_size", "block_bytes", "direction", "stat", "unit", "value", "runs"];
+  const COLUMNS = ["scenario", "execution", "block_size", "block_bytes", "direction", "stat", "unit", "value", "runs"];
 
   function sizeLabel(point) {
     const bytes = point.block_bytes;
@@ -61,6 +61,7 @@
 
   function draw() {
     const direction = directionSelect.value;
+    drawTable(direction);
     FAMILIES.forEach(function (family) {
       const chosen = points.filter(function (p) {
         return p.family === family.key && (!direction || p.direction === direction) &&
@@ -75,7 +76,7 @@
       const labels = unique(sizes.map(sizeLabel));
       const lines = {};
       chosen.forEach(function (p) {
-        const name = names[p.scenario] + (direction ? "" : " · " + p.direction);
+        const name = names[p.scenario] + (p.execution ? " · " + p.execution : "") + (direction ? "" : " · " + p.direction);
         lines[name] = lines[name] || labels.map(function () { return null; });
         lines[name][labels.indexOf(sizeLabel(p))] = p.value;
       });
@@ -97,8 +98,14 @@
     });
   }
 
-  document.getElementById("points-table").replaceChildren(P.table([
+  // The table lists the figures the charts show (this direction, this latency statistic), not every percentile.
+  function drawTable(direction) {
+    const shown = points.filter(function (p) {
+      return (!direction || p.direction === direction) && (p.family !== "latency" || p.stat === latencySelect.value);
+    });
+    document.getElementById("points-table").replaceChildren(P.table([
     { key: "name", label: "Scenario" },
+    { key: "execution", label: "Execution" },
     { key: "size", label: "Block size", sort: function (v, row) { return row.block_bytes; } },
     { key: "family", label: "Figure" },
     { key: "direction", label: "Direction" },
@@ -106,9 +113,10 @@
     { key: "value", label: "Value", num: true, format: function (v) { return P.fmt(v, 3); } },
     { key: "unit", label: "Unit" },
     { key: "runs", label: "Runs", num: true },
-  ], points.map(function (p) {
+  ], shown.map(function (p) {
     return Object.assign({ name: names[p.scenario], size: sizeLabel(p) }, p);
-  })));
+  }), "Figures charted above"));
+  }
   directionSelect.addEventListener("change", draw);
   latencySelect.addEventListener("change", draw);
   draw();

@@ -2,7 +2,14 @@
  * Capacity planner: users before saturation per scenario, from
  * GET /api/v1/campaigns/{slug}/capacity. The form's counter, statistic,
  * threshold and trim ask the API again; the breakdown controls only regroup
- * the bars. document.body gets data-state="ready" after each render.
+ * the bars. Bars carry the point's interval as a whisker; extrapolated
+ * points are dashed. After each render the data goes to capacity_more.js
+ * (limits, comparisons, remarks, sizing) as a "capacity:data" event.
+ * One scenario->colour map (colourMap) colours the bars, the lines and the
+ * sizing chart alike; the grouping and colour choices live in the address
+ * (groups, colour). Bars holding several scenarios say "merged" and list them
+ * in the tooltip. PNGs carry the title, counter and threshold.
+ * document.body gets data-state="ready" after each render.
  */
 (function () {
   "use strict";
@@ -15,13 +22,29 @@
   const groupsBox = document.getElementById("f-groups");
   const colourSelect = document.getElementById("f-colour");
   const STAT_NAMES = { avg: "average", max: "maximum", p95: "95th percentile" };
+  const unitOf = function (counter) { return (page.units || {})[counter] || ""; };
+  const withUnit = function (value, counter) {
+    const unit = unitOf(counter);
+    return P.fmt(value, 2) + (unit ? " " + unit : "");
+  };
+  function caption(title) {
+    return function () {
+      return data ? [(page.title ? page.title + " — " : "") + title, "Counter " + data.counter + " · " +
+        STAT_NAMES[data.stat] + " · threshold " + withUnit(data.threshold, data.counter) +
+        " · steps trimmed by " + P.fmt(data.trim_pct, 2) + " %"] : [title];
+    };
+  }
   const saturationCard = P.chartCard("slot-saturation", {
     title: "Users before saturation",
     filename: "users-before-saturation.csv",
     size: "tall",
+    caption: caption("Users before saturation"),
   });
-  const overviewCard = P.chartCard("slot-overview", { title: "Statistic against users", filename: "capacity-steps.csv" });
+  const overviewCard = P.chartCard("slot-overview", { title: "Statistic against users", filename: "capacity-steps.csv",
+    caption: function () { return caption(overviewCard.element.querySelector("h2").textContent)(); } });
+  const address = new URLSearchParams(location.search);
   let data = null;
+  let scenarioColours = {}; // scenario id -> colour, for every chart of the page
   let breakdown = null; // {groups: [...], colour: "..."}
   let pending = null;
 
@@ -37,7 +60,7 @@
   function plotted(s) {
     // Where the bar goes: the point itself, or the step that bounds it.
     const steps = s.steps.map(function (step) { return step.users; });
-    if (s.bound === "interpolated") {
+    if (s.bound === "interpolated" || s.bound === "extrapolated") {
       return s.saturation_users;
     }
     if (s.bound === "not_reached") {
@@ -54,7 +77,26 @@
     return plotted(s) === null ? "" : s.saturation_text.replace(/ users.*$/, "");
   }
 
+  function intervalText(s) {
+    return s.interval ? P.fmt(s.interval[0], 0) + " – " + P.fmt(s.interval[1], 0) : "";
+  }
+
+  function limitingText(s) {
+    if (!s.limiting) return "";
+    const text = s.limiting.resource.replace(/_/g, " ") + " at " + P.fmt(s.limiting.users, 0);
+    if (!s.runner_up) return text;
+    return text + ", " + P.fmt(s.runner_up.margin, 0) + " before " + s.runner_up.resource.replace(/_/g, " ");
+  }
+
   function setupBreakdown(varying) {
+    if (!breakdown && (address.has("groups") || address.has("colour"))) {
+      // The address's own choice (a reload, a bookmark), keeping only dimensions that vary.
+      const colour = address.get("colour") || "";
+      breakdown = { colour: varying.indexOf(colour) >= 0 ? colour : "",
+        groups: (address.get("groups") || "").split(",").filter(function (d) {
+          return varying.indexOf(d) >= 0 && d !== colour;
+        }) };
+    }
     if (!breakdown || (breakdown.colour && varying.indexOf(breakdown.colour) < 0)) {
       const colour = varying.indexOf("av") >= 0 ? "av" : varying.length ? varying[varying.length - 1] : "";
       breakdown = { colour: colour, groups: varying.filter(function (d) { return d !== colour; }) };
@@ -66,6 +108,7 @@
       const box = P.el("input", { type: "checkbox", value: dim, checked: breakdown.groups.indexOf(dim) >= 0 });
       box.addEventListener("change", function () {
         breakdown.groups = Array.from(groupsBox.querySelectorAll("input:checked")).map(function (i) { return i.value; });
+        keepBreakdown();
         drawSaturation();
       });
       groupsBox.appendChild(P.el("label", { className: "check" }, [box, " " + dim]));
@@ -75,6 +118,26 @@
         return P.el("option", { value: dim, text: dim, selected: dim === breakdown.colour });
       })
     ));
+  }
+
+  function keepBreakdown() {
+    // In the address, so a reload or "Share this view" keeps the grouping and colours.
+    const current = new URLSearchParams(location.search);
+    current.set("groups", breakdown.groups.join(","));
+    current.set("colour", breakdown.colour);
+    history.replaceState(null, "", "?" + current.toString());
+  }
+
+  function colourMap(names) {
+    // One colour per scenario, or per value of the "coloured by" dimension: the same on every chart.
+    const keys = [];
+    const map = {};
+    data.scenarios.forEach(function (s) {
+      const key = breakdown.colour ? breakdown.colour + "=" + (s.dims[breakdown.colour] || "—") : names[s.scenario];
+      if (keys.indexOf(key) < 0) keys.push(key);
+      map[s.scenario] = H.PALETTE[keys.indexOf(key) % H.PALETTE.length];
+    });
+    return map;
   }
 
   function drawSaturation() {
@@ -94,30 +157,50 @@
       if (labels.indexOf(group) < 0) labels.push(group);
       if (colours.indexOf(colour) < 0) colours.push(colour);
       const key = group + "\u0000" + colour;
-      const current = cells[key];
-      // Several scenarios in one bar: keep the most conservative (fewest users).
-      if (plotted(s) !== null && (!current || plotted(s) < plotted(current))) {
-        cells[key] = s;
-      }
+      if (plotted(s) === null) return;
+      const cell = cells[key] || (cells[key] = { shown: s, members: [] });
+      cell.members.push(s);
+      // Several scenarios in one bar: show the most conservative (fewest users).
+      if (plotted(s) < plotted(cell.shown)) cell.shown = s;
     });
+    const merged = Object.keys(cells).some(function (key) { return cells[key].members.length > 1; });
+    saturationCard.note.textContent = merged ? "A bar marked “merged” holds several scenarios of the grouping and " +
+      "shows the lowest of them; its tooltip and the CSV list them." : "";
     labels.sort(new Intl.Collator(undefined, { numeric: true }).compare);
     const rows = [];
-    const datasets = colours.map(function (colour, index) {
-      const base = H.PALETTE[index % H.PALETTE.length];
-      const picked = labels.map(function (group) { return cells[group + "\u0000" + colour] || null; });
+    const datasets = colours.map(function (colour) {
+      const found = labels.map(function (group) { return cells[group + "\u0000" + colour] || null; });
+      const picked = found.map(function (cell) { return cell ? cell.shown : null; });
+      const together = found.map(function (cell) {
+        return cell && cell.members.length > 1 ? cell.members.map(function (m) { return m.label; }) : null;
+      });
+      const own = picked.filter(Boolean).map(function (s) { return scenarioColours[s.scenario]; })[0] || H.PALETTE[0];
+      const base = picked.map(function (s) { return s ? scenarioColours[s.scenario] : own; });
       picked.forEach(function (s, i) {
         if (s) {
           rows.push({ group: labels[i], colour: colour, scenario: s.label, saturation_users: s.saturation_users,
-            bound: s.bound, saturation_text: s.saturation_text, plotted: plotted(s) });
+            bound: s.bound, saturation_text: s.saturation_text, plotted: plotted(s),
+            interval_low: s.interval ? s.interval[0] : null, interval_high: s.interval ? s.interval[1] : null,
+            limiting_resource: s.limiting ? s.limiting.resource : "", limiting_users: s.limiting ? s.limiting.users : null,
+            runner_up: s.runner_up ? s.runner_up.resource : "", margin: s.runner_up ? s.runner_up.margin : null,
+            merged_scenarios: together[i] ? together[i].join(" | ") : "" });
         }
       });
       return {
         label: colour,
         data: picked.map(function (s) { return s ? plotted(s) : null; }),
-        barText: picked.map(function (s) { return s ? barText(s) : ""; }),
-        backgroundColor: picked.map(function (s) { return s && s.bound !== "interpolated" ? "rgba(255,255,255,0)" : base; }),
+        barText: picked.map(function (s, i) {
+          return s ? barText(s) + (together[i] ? " (" + together[i].length + " merged)" : "") : "";
+        }),
+        merged: together,
+        legendColour: own,
+        backgroundColor: picked.map(function (s, i) {
+          return s && s.bound !== "interpolated" ? "rgba(255,255,255,0)" : base[i];
+        }),
         borderColor: base,
-        borderWidth: 2,
+        borderWidth: picked.map(function (s) { return s && s.bound === "extrapolated" ? 0 : 2; }),
+        dashed: picked.map(function (s) { return Boolean(s && s.bound === "extrapolated"); }),
+        errorBars: picked.map(function (s) { return s && s.interval ? s.interval : null; }),
         skipNull: true,
         maxBarThickness: 120,
       };
@@ -132,9 +215,20 @@
         datasets: datasets,
         yLabel: "users before saturation",
         xLabel: breakdown.groups.join(" · "),
-        options: { plugins: { legend: { display: true } }, layout: { padding: { top: 18 } } },
+        options: { plugins: { legend: { display: Boolean(breakdown.colour), labels: { generateLabels: function (chart) {
+          // The colour of the value, not of the first bar (which may be hollow, or another group's).
+          return Chart.defaults.plugins.legend.labels.generateLabels(chart).map(function (item) {
+            item.fillStyle = item.strokeStyle = chart.data.datasets[item.datasetIndex].legendColour;
+            return item;
+          });
+        } } }, tooltip: { callbacks: {
+          afterLabel: function (context) {
+            const names = context.dataset.merged[context.dataIndex];
+            return names ? ["merged, lowest shown:"].concat(names) : "";
+          } } } }, layout: { padding: { top: 18 } } },
       });
-    }, ["group", "colour", "scenario", "saturation_users", "bound", "saturation_text", "plotted"], rows);
+    }, ["group", "colour", "scenario", "saturation_users", "bound", "saturation_text", "plotted", "interval_low",
+      "interval_high", "limiting_resource", "limiting_users", "runner_up", "margin", "merged_scenarios"], rows);
   }
 
   function shortNames(scenarios) {
@@ -147,7 +241,8 @@
   function drawTables(names, varying) {
     const rows = data.scenarios.map(function (s) {
       const runs = Math.max.apply(null, s.steps.map(function (step) { return step.runs; }).concat([0]));
-      return Object.assign({ attrs: { "data-scenario": s.scenario }, name: names[s.scenario], runs: runs }, s.dims, s);
+      return Object.assign({ attrs: { "data-scenario": s.scenario }, name: names[s.scenario], runs: runs,
+        intervalText: intervalText(s), limitingText: limitingText(s) }, s.dims, s);
     });
     const idColumns = varying.length ? varying.map(function (d) { return { key: d, label: d }; })
       : [{ key: "name", label: "Scenario" }];
@@ -156,6 +251,8 @@
         { key: "saturation_text", label: "Users before saturation", num: true, cellClass: "saturation",
           sort: function (v, row) { return plotted(row); } },
         { key: "bound", label: "Bound", format: function (v) { return v.replace(/_/g, " "); } },
+        { key: "intervalText", label: "95 % interval", cellClass: "nowrap" },
+        { key: "limitingText", label: "Limiting resource (runner-up)", cellClass: "limiting" },
         { key: "steps_used", label: "Steps", num: true },
         { key: "samples_used", label: "Samples", num: true, format: function (v) { return P.fmt(v, 0); } },
         { key: "runs", label: "Runs", num: true },
@@ -189,7 +286,13 @@
   }
 
   function threshold() {
-    return { value: data.threshold, label: "threshold " + P.fmt(data.threshold, 2), position: "start" };
+    return { value: data.threshold, label: "threshold " + withUnit(data.threshold, data.counter), position: "start" };
+  }
+
+  function axisLabel(prefix) {
+    // "average of % Processor Time (%)": the counter's own unit on the value axis.
+    const unit = unitOf(data.counter);
+    return prefix + data.counter.split("\\").pop() + (unit ? " (" + unit + ")" : "");
   }
 
   function valueAxis() {
@@ -215,14 +318,16 @@
       s.steps.forEach(function (step) {
         rows.push({ scenario: s.label, users: step.users, value: step[stat], samples: step.samples, runs: step.runs });
       });
-      return { label: names[s.scenario], data: s.steps.map(function (step) { return { x: step.users, y: step[stat] }; }) };
+      return { label: names[s.scenario], borderColor: scenarioColours[s.scenario], backgroundColor: scenarioColours[s.scenario],
+        data: s.steps.map(function (step) { return { x: step.users, y: step[stat] }; }) };
     });
     if (!rows.length) {
       overviewCard.empty("No load steps with samples.");
       return;
     }
     overviewCard.draw(function (canvas) {
-      return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: stat, threshold: threshold(), zoom: false });
+      return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: axisLabel(STAT_NAMES[stat] + " of "),
+        threshold: threshold(), zoom: false });
     }, ["scenario", "users", "value", "samples", "runs"], rows);
   }
 
@@ -236,13 +341,24 @@
         title: names[s.scenario], heading: "h3", size: "short",
         filename: "capacity-" + names[s.scenario].replace(/[^A-Za-z0-9.]+/g, "-") + ".csv",
         note: s.saturation_text + " · " + s.steps_used + " steps, " + P.fmt(s.samples_used, 0) + " samples",
+        caption: caption(names[s.scenario]),
       });
+      const own = scenarioColours[s.scenario];
       const xy = function (key) {
         return s.steps.map(function (step) { return { x: step.users, y: step[key] }; });
       };
-      const datasets = [{ label: "average", data: xy("avg") }, { label: "maximum", data: xy("max") }];
+      // The scenario's own colour; the statistics differ by dash.
+      const datasets = [{ label: "average", data: xy("avg"), borderColor: own, backgroundColor: own },
+        { label: "maximum", data: xy("max"), borderColor: own, backgroundColor: own, borderDash: [2, 3] }];
       if (stat === "p95") {
-        datasets.push({ label: "p95", data: xy("p95") });
+        datasets.push({ label: "p95", data: xy("p95"), borderColor: own, backgroundColor: own, borderDash: [8, 3] });
+      }
+      const measured = s.steps.filter(function (step) { return step[stat] !== null; });
+      if (s.bound === "extrapolated" && measured.length) {
+        const last = measured[measured.length - 1];
+        datasets.push({ label: "extrapolated", data: [{ x: last.users, y: last[stat] },
+          { x: s.saturation_users, y: data.threshold }], borderDash: [6, 4], pointRadius: 3, borderColor: "#6e7781",
+          backgroundColor: "#6e7781" });
       }
       if (s.steps.some(function (step) { return step.runs > 1; })) {
         const band = function (i) {
@@ -259,7 +375,7 @@
         return [step.users, step.avg, step.max, step.p95, step.samples, step.runs, spread[0], spread[1]];
       });
       card.draw(function (canvas) {
-        return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: data.counter.split("\\").pop(),
+        return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: axisLabel(""),
           threshold: threshold(), zoom: false, options: { scales: { y: axis } } });
       }, columns, rows);
     });
@@ -269,6 +385,7 @@
     const varying = P.varyingDims(data.scenarios);
     const names = shortNames(data.scenarios);
     setupBreakdown(varying);
+    scenarioColours = colourMap(names);
     drawSaturation();
     drawTables(names, varying);
     drawOverview(names);
@@ -276,15 +393,20 @@
     document.getElementById("method-text").textContent = data.method;
     document.getElementById("lead-counter").textContent = data.counter;
     document.getElementById("lead-stat").textContent = STAT_NAMES[data.stat];
-    document.getElementById("lead-threshold").textContent = P.fmt(data.threshold, 2);
+    document.getElementById("lead-threshold").textContent = withUnit(data.threshold, data.counter);
+    document.getElementById("threshold-unit").textContent = unitOf(data.counter);
     status.textContent = data.scenarios.length + " scenarios with load steps · " + data.counter + " · " +
-      STAT_NAMES[data.stat] + " ≥ " + P.fmt(data.threshold, 2) + " · steps trimmed by " + P.fmt(data.trim_pct, 2) + " %";
+      STAT_NAMES[data.stat] + " ≥ " + withUnit(data.threshold, data.counter) + " · steps trimmed by " + P.fmt(data.trim_pct, 2) + " %";
+    document.dispatchEvent(new CustomEvent("capacity:data", { detail: { data: data, names: names, colours: scenarioColours } }));
     document.body.setAttribute("data-state", "ready");
   }
 
   async function load() {
     const query = new URLSearchParams(params());
-    history.replaceState(null, "", "?" + query.toString());
+    // Other controls (the sizing form) keep their own values in the URL too.
+    const address = new URLSearchParams(location.search);
+    query.forEach(function (value, key) { address.set(key, value); });
+    history.replaceState(null, "", "?" + address.toString());
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";
     try {
@@ -316,7 +438,9 @@
     if (previous && breakdown.groups.indexOf(previous) < 0) breakdown.groups.push(previous);
     breakdown.groups = breakdown.groups.filter(function (d) { return d !== breakdown.colour; });
     setupBreakdown(P.varyingDims(data.scenarios));
-    drawSaturation();
+    keepBreakdown();
+    // The colour map follows the "coloured by" choice: redraw every chart with it.
+    render();
   });
   load();
 })();

@@ -19,7 +19,7 @@
  *   Headroom.barChart(canvas, options)     -> Chart
  *   Headroom.scatterChart(canvas, options) -> Chart
  *   Headroom.downloadCsv(filename, columns, rows)
- *   Headroom.downloadPng(chart, filename)
+ *   Headroom.downloadPng(chart, filename, caption?)  caption: lines drawn above the chart
  *   Headroom.sortableTables(root)
  *
  * Chart options (all optional except datasets):
@@ -36,6 +36,8 @@
  *              zoom, shift-drag to pan, ctrl-wheel or pinch to zoom,
  *              double-click to reset (needs the zoom plugin).
  *   stacked, horizontal  bar charts only.
+ *   dataset.errorBars[i] = [low, high]  bar charts: a whisker over bar i (an interval).
+ *   dataset.dashed[i] = true            bar charts: bar i outlined dashed (an extrapolated value).
  *   options    extra Chart.js options, deep-merged last.
  */
 (function (global) {
@@ -197,7 +199,9 @@
     if (options.options) {
       chartOptions = Chart.helpers.merge(chartOptions, options.options);
     }
-    const chart = new Chart(element, { type: type, data: config.data, options: chartOptions });
+    const chart = new Chart(element, {
+      type: type, data: config.data, options: chartOptions, plugins: config.plugins || [],
+    });
     if (plugins.zoom) {
       element.addEventListener("dblclick", function () {
         chart.resetZoom();
@@ -230,6 +234,62 @@
     });
   }
 
+  function barColour(dataset, i) {
+    const colour = dataset.borderColor;
+    return Array.isArray(colour) ? colour[i] : colour || TEXT_COLOR;
+  }
+
+  // Whiskers for dataset.errorBars and dashed outlines for dataset.dashed (see the file header).
+  const intervalPlugin = {
+    id: "headroomIntervals",
+    afterDatasetsDraw: function (chart) {
+      const ctx = chart.ctx;
+      const horizontal = chart.options.indexAxis === "y";
+      const valueScale = horizontal ? chart.scales.x : chart.scales.y;
+      chart.data.datasets.forEach(function (dataset, index) {
+        const meta = chart.getDatasetMeta(index);
+        if (meta.hidden || (!dataset.errorBars && !dataset.dashed)) {
+          return;
+        }
+        meta.data.forEach(function (bar, i) {
+          const p = bar.getProps(["x", "y", "base", "width", "height"], true);
+          ctx.save();
+          ctx.strokeStyle = barColour(dataset, i);
+          ctx.lineWidth = 2;
+          if (dataset.dashed && dataset.dashed[i]) {
+            ctx.setLineDash([5, 4]);
+            if (horizontal) {
+              ctx.strokeRect(Math.min(p.base, p.x), p.y - p.height / 2, Math.abs(p.x - p.base), p.height);
+            } else {
+              ctx.strokeRect(p.x - p.width / 2, Math.min(p.y, p.base), p.width, Math.abs(p.base - p.y));
+            }
+            ctx.setLineDash([]);
+          }
+          const range = dataset.errorBars && dataset.errorBars[i];
+          if (range && range[0] !== null && range[1] !== null) {
+            const a = valueScale.getPixelForValue(range[0]);
+            const b = valueScale.getPixelForValue(range[1]);
+            const cap = Math.max(3, Math.min(8, (horizontal ? p.height : p.width) / 4));
+            ctx.strokeStyle = TEXT_COLOR;
+            ctx.lineWidth = 1.5;
+            ctx.beginPath();
+            if (horizontal) {
+              ctx.moveTo(a, p.y); ctx.lineTo(b, p.y);
+              ctx.moveTo(a, p.y - cap); ctx.lineTo(a, p.y + cap);
+              ctx.moveTo(b, p.y - cap); ctx.lineTo(b, p.y + cap);
+            } else {
+              ctx.moveTo(p.x, a); ctx.lineTo(p.x, b);
+              ctx.moveTo(p.x - cap, a); ctx.lineTo(p.x + cap, a);
+              ctx.moveTo(p.x - cap, b); ctx.lineTo(p.x + cap, b);
+            }
+            ctx.stroke();
+          }
+          ctx.restore();
+        });
+      });
+    },
+  };
+
   /**
    * A bar chart over `labels`; `stacked` stacks the datasets and
    * `horizontal` lays the bars along the x axis.
@@ -253,6 +313,7 @@
       zoomAxis: horizontal ? "y" : "x",
       tooltipMode: "index",
       tooltipAxis: horizontal ? "y" : "x",
+      plugins: [intervalPlugin],
     });
   }
 
@@ -365,15 +426,25 @@
    * @param {Chart} chart
    * @param {string} [filename="chart.png"]
    */
-  function downloadPng(chart, filename) {
+  function downloadPng(chart, filename, caption) {
+    // caption: lines printed above the chart (title, counter, threshold) so the file explains itself.
     const source = chart.canvas;
+    const lines = caption ? [].concat(caption).filter(Boolean) : [];
+    const ratio = source.width / (source.clientWidth || source.width);
+    const lineHeight = Math.round(18 * ratio);
+    const top = lines.length ? lines.length * lineHeight + Math.round(10 * ratio) : 0;
     const flat = document.createElement("canvas");
     flat.width = source.width;
-    flat.height = source.height;
+    flat.height = source.height + top;
     const context = flat.getContext("2d");
     context.fillStyle = "#ffffff";
     context.fillRect(0, 0, flat.width, flat.height);
-    context.drawImage(source, 0, 0);
+    context.fillStyle = "#1f2328";
+    lines.forEach(function (line, i) {
+      context.font = (i === 0 ? "600 " : "") + Math.round((i === 0 ? 15 : 12) * ratio) + "px sans-serif";
+      context.fillText(String(line), Math.round(8 * ratio), (i + 1) * lineHeight);
+    });
+    context.drawImage(source, 0, top);
     const name = filename || "chart.png";
     flat.toBlob(function (blob) {
       if (!blob) {
@@ -479,7 +550,8 @@
       table.setAttribute("data-sortable-ready", "");
       const headerRow = table.tHead.rows[table.tHead.rows.length - 1];
       Array.prototype.forEach.call(headerRow.cells, function (th, index) {
-        if (th.getAttribute("data-sort") === "none") {
+        // A header without text (an actions column) would be a button with no name.
+        if (th.getAttribute("data-sort") === "none" || !th.textContent.trim()) {
           return;
         }
         // A button makes the header reachable and operable from the keyboard.

@@ -14,7 +14,25 @@
   const box = card.canvas.parentElement;
 
   function rowKey(r) {
-    return r.subject ? r.metric + " — " + r.subject : r.metric;
+    // Like with like: the execution's parameters (block size, mix, depth) are part of the row.
+    return [r.metric, r.subject, r.execution].filter(Boolean).join(" — ");
+  }
+
+  function scaled(value, unit) {
+    // Readable units: long durations in s, byte rates in MB/s.
+    if (value === null || value === undefined) return { value: value, unit: unit };
+    if (unit === "ms" && Math.abs(value) >= 10000) return { value: value / 1000, unit: "s" };
+    if (unit === "B/s") return { value: value / 1e6, unit: "MB/s" };
+    return { value: value, unit: unit };
+  }
+
+  function pText(p) {
+    return p === null || p === undefined ? "" : p < 0.001 ? "< 0.001" : p.toFixed(3);
+  }
+
+  function visible(r) {
+    const show = form.elements.show ? form.elements.show.value : "all";
+    return form.elements.metric.value || show === "all" || r.group === show;
   }
 
   function factorText(r) {
@@ -25,12 +43,13 @@
   }
 
   function valueText(r) {
-    const spread = r.stdev === null ? "" : " ± " + P.fmt(r.stdev, 1);
-    return P.fmt(r.mean, 1) + spread + " " + r.unit + " (n=" + r.n + ")";
+    const m = scaled(r.mean, r.unit);
+    const spread = r.stdev === null ? "" : " ± " + P.fmt(scaled(r.stdev, r.unit).value, 1);
+    return P.fmt(m.value, 1) + spread + " " + m.unit + " (n=" + r.n + ")";
   }
 
   function render(data) {
-    const results = data.results;
+    const results = data.results.filter(visible);
     const baseRows = results.filter(function (r) { return r.is_baseline; });
     const metricKeys = baseRows.map(rowKey);
     const comparedIds = [];
@@ -50,7 +69,10 @@
     const names = {};
     [data.baseline].concat(compared).forEach(function (s) { names[s.scenario] = P.shortLabel(s.dims, keys); });
     document.getElementById("baseline-text").textContent = "Baseline: " + data.baseline.label +
-      ". Cells: factor of the mean; * significant at p < 0.05 (Welch). Hover a cell for mean ± stdev (n) and p.";
+      ". Cells: factor of the mean of executions with the same parameters; * significant at p < 0.05 (Welch, " +
+      "tested only with two or more values per side). Hover a cell for mean ± stdev (n) and p." +
+      (data.unmatched ? " " + data.unmatched + " results have no baseline execution with the same parameters " +
+        "and are not compared (see the table below)." : "");
 
     // Pivot: one row per metric, one column per compared scenario.
     const pivotRows = baseRows.map(function (base) {
@@ -67,7 +89,7 @@
       return { key: "s" + id, label: names[id], num: true, format: cell,
         sort: function (r) { return r ? r.factor : null; },
         title: function (r) {
-          return r ? valueText(r) + (r.p_value === null ? "" : ", p = " + r.p_value.toPrecision(3)) : "";
+          return r ? valueText(r) + (r.p_value === null ? ", not tested" : ", p " + pText(r.p_value).replace(/^(\d)/, "= $1")) : "";
         } };
     }));
     const pivot = P.table(pivotColumns, pivotRows);
@@ -112,7 +134,7 @@
     const details = results.filter(function (r) { return shown.indexOf(r.scenario) >= 0; }).map(function (r) {
       return Object.assign({ name: r.is_baseline ? "baseline" : names[r.scenario] }, r);
     });
-    const number = function (v) { return P.fmt(v, 1); };
+    const number = function (v, r) { return P.fmt(scaled(v, r.unit).value, 1); };
     const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
     document.getElementById("detail-table").replaceChildren(P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
@@ -123,22 +145,27 @@
       { key: "stdev", label: "Stdev", num: true, format: number },
       { key: "min", label: "Min", num: true, format: number },
       { key: "max", label: "Max", num: true, format: number },
-      { key: "unit", label: "Unit" },
-      { key: "factor", label: "Factor", num: true, format: function (v, r) { return factorText(r); } },
+      { key: "unit", label: "Unit", format: function (v) { return scaled(1, v).unit; } },
+      { key: "execution", label: "Parameters", cellClass: "nowrap" },
+      { key: "factor", label: "Factor", num: true, format: function (v, r) {
+        return r.matched ? factorText(r) : "not compared (no baseline execution with these parameters)"; } },
       { key: "p_value", label: "p (Welch)", num: true,
-        format: function (v) { return v === null ? "" : v < 0.0001 ? "< 0.0001" : v.toFixed(4); } },
+        format: function (v, r) { return r.is_baseline ? "" : v === null ? "not tested" : pText(v); } },
       { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
     ]), details));
     document.getElementById("method-text").textContent = "Values are pooled per scenario and metric across runs " +
       "and repetitions; " + data.method + ".";
     status.textContent = metricKeys.length + " metrics of the baseline · " + comparedIds.length +
-      " scenarios compared";
+      " scenarios compared · showing " + (form.elements.metric.value || (form.elements.show.value === "all" ?
+      "all metrics" : form.elements.show.value + " metrics")) + " of " + data.results.length + " results";
     document.body.setAttribute("data-state", "ready");
   }
 
   async function load() {
     const query = new URLSearchParams({ baseline: form.elements.baseline.value, metric: form.elements.metric.value });
-    history.replaceState(null, "", "?" + query.toString());
+    const address = new URLSearchParams(query);
+    address.set("show", form.elements.show.value);
+    history.replaceState(null, "", "?" + address.toString());
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";
     try {
@@ -155,5 +182,6 @@
   });
   form.elements.baseline.addEventListener("change", load);
   form.elements.metric.addEventListener("change", load);
+  form.elements.show.addEventListener("change", load);
   load();
 })();

@@ -3,8 +3,9 @@
  *
  *   HeadroomPages.pageData(id)          the page's JSON (a json_script element)
  *   HeadroomPages.fetchJson(url)        GET JSON from our API; rejects with the API's error message
- *   HeadroomPages.chartCard(slot, opts) a card with a canvas and CSV/PNG buttons (see below)
- *   HeadroomPages.table(columns, rows)  a <table class="sortable"> (sortable at once)
+ *   HeadroomPages.chartCard(slot, opts) a card with a canvas and CSV/PNG buttons (opts.caption(): PNG caption lines)
+ *   HeadroomPages.table(columns, rows, label)  a <table class="sortable"> (sortable at once) in a
+ *                                       keyboard-scrollable .table-wrap named `label` (or its card's heading)
  *   HeadroomPages.fmt(value, digits)    "1,234.5"; "—" for null
  *   HeadroomPages.varyingDims(list)     dimension keys whose values differ across scenarios
  *   HeadroomPages.shortLabel(dims, keys)
@@ -78,8 +79,13 @@
   function chartCard(slot, opts) {
     const parent = typeof slot === "string" ? document.getElementById(slot) : slot;
     const canvas = el("canvas", { role: "img", "aria-label": opts.title });
-    const csvButton = el("button", { type: "button", className: "btn-small", "data-action": "csv", text: "CSV" });
-    const pngButton = el("button", { type: "button", className: "btn-small", "data-action": "png", text: "PNG" });
+    // Named with their chart: a screen reader's list of buttons says which chart each one saves.
+    const csvButton = el("button", {
+      type: "button", className: "btn-small", "data-action": "csv", text: "CSV", "aria-label": "Download CSV of " + opts.title,
+    });
+    const pngButton = el("button", {
+      type: "button", className: "btn-small", "data-action": "png", text: "PNG", "aria-label": "Download PNG of " + opts.title,
+    });
     const note = el("p", { className: "chart-note muted small", text: opts.note || "" });
     const emptyText = el("p", { className: "empty-state", hidden: true });
     const box = el("div", { className: "chart-box" + (opts.size ? " " + opts.size : "") }, [canvas]);
@@ -96,7 +102,8 @@
     });
     pngButton.addEventListener("click", function () {
       if (card.chart) {
-        Headroom.downloadPng(card.chart, opts.filename.replace(/\.csv$/, "") + ".png");
+        // opts.caption(): lines (title, counter, threshold) printed above the chart in the file.
+        Headroom.downloadPng(card.chart, opts.filename.replace(/\.csv$/, "") + ".png", opts.caption ? opts.caption() : null);
       }
     });
     card.draw = function (factory, columns, rows) {
@@ -127,7 +134,7 @@
    * columns: [{key, label, num, format(value, row), sort(value, row), className}]
    * rows: objects read by column key; row.attrs become <tr> attributes.
    */
-  function table(columns, rows) {
+  function table(columns, rows, label) {
     const head = el("tr", {}, columns.map(function (c) {
       return el("th", { className: c.num ? "num" : c.className, text: c.label });
     }));
@@ -147,7 +154,42 @@
     }));
     const result = el("table", { className: "sortable" }, [el("thead", {}, [head]), body]);
     Headroom.sortableTables(result);
-    return el("div", { className: "table-wrap" }, [result]);
+    const wrap = el("div", { className: "table-wrap" }, [result]);
+    labelScrollArea(wrap, label);
+    return wrap;
+  }
+
+  /**
+   * Makes a .table-wrap reachable from the keyboard (it scrolls sideways on a
+   * narrow screen) and names it: `label`, else its table's caption, else the
+   * heading of the card it sits in once it is placed, else its column names.
+   */
+  function labelScrollArea(wrap, label) {
+    wrap.setAttribute("tabindex", "0");
+    wrap.setAttribute("role", "region");
+    if (label) {
+      wrap.setAttribute("aria-label", label);
+      return;
+    }
+    if (wrap.hasAttribute("aria-label")) {
+      return;
+    }
+    const table = wrap.querySelector("table");
+    const caption = table && table.caption ? table.caption.textContent.trim() : "";
+    const headers = table ? Array.from(table.querySelectorAll("thead th")).map(function (th) {
+      return th.textContent.trim();
+    }).filter(Boolean) : [];
+    wrap.setAttribute("aria-label", caption || "Table of " + (headers.slice(0, 3).join(", ") || "results"));
+    if (!caption) {
+      // Placed by the caller after this returns: the card's heading names it better.
+      global.requestAnimationFrame(function () {
+        const card = wrap.closest("section, .card");
+        const heading = card && card.querySelector("h1, h2, h3");
+        if (heading && heading.textContent.trim()) {
+          wrap.setAttribute("aria-label", heading.textContent.trim());
+        }
+      });
+    }
   }
 
   function varyingDims(scenarios) {
@@ -174,6 +216,7 @@
     technique: function (v) { return v; },
     dataset: function (v) { return v; },
     smb_dialect: function (v) { return "SMB " + v; },
+    power_profile: function (v) { return v + " power"; },
     server_cpu_load: function (v) { return "CPU " + v + " %"; },
   };
 
@@ -239,6 +282,9 @@
     });
   });
   Headroom.sortableTables(document);
+  document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+    labelScrollArea(wrap);
+  });
 
   global.HeadroomPages = {
     el: el,

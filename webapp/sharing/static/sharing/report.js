@@ -1,26 +1,108 @@
-/* Shared report: draws the saturation chart from the data embedded in the page (no API calls). */
+/*
+ * Shared report: draws its charts from the data embedded in the page (no API calls).
+ * Capacity: bars with their values and interval whiskers (hollow when not reached, one colour
+ * per value of the frozen colour dimension, else one per scenario), and the counter against users
+ * with the threshold line, coloured alike. Compare: the factors of the comparisons shown.
+ */
 (function () {
   "use strict";
-  var node = document.getElementById("saturation-data");
-  var canvas = document.getElementById("saturation-chart");
-  if (!node || !canvas || !window.Headroom) { return; }
-  var rows = JSON.parse(node.textContent);
-  var chart = Headroom.barChart(canvas, {
-    labels: rows.map(function (r) { return r.label; }),
-    datasets: [{
-      label: "users before saturation (hollow bar: not reached within the tested range)",
-      data: rows.map(function (r) { return r.shown; }),
-      backgroundColor: rows.map(function (r) { return r.bound === "not_reached" ? "rgba(0,0,0,0)" : "#0072b2"; }),
-      borderColor: "#0072b2", borderWidth: 1.5
-    }],
-    yLabel: "users", horizontal: true
-  });
-  document.getElementById("saturation-png").addEventListener("click", function () {
-    Headroom.downloadPng(chart, "users-before-saturation.png");
-  });
-  document.getElementById("saturation-csv").addEventListener("click", function () {
-    Headroom.downloadCsv("users-before-saturation.csv", ["scenario", "users_before_saturation", "bound"],
-      rows.map(function (r) { return [r.label, r.users, r.bound]; }));
-  });
-  Headroom.sortableTables(document);
+  var H = window.Headroom;
+  if (!H) { return; }
+
+  function read(id) {
+    var node = document.getElementById(id);
+    return node ? JSON.parse(node.textContent) : null;
+  }
+
+  function fmt(value) {
+    return value === null || value === undefined ? "" : Math.round(value).toLocaleString("en-US");
+  }
+
+  var capacity = read("capacity-data");
+  if (capacity && document.getElementById("saturation-chart")) {
+    var bars = capacity.bars;
+    // One colour per scenario (or per value of the frozen colour dimension) on both charts.
+    var keys = [];
+    bars.forEach(function (b) {
+      var key = capacity.colour ? b.colour_value : b.label;
+      if (keys.indexOf(key) < 0) { keys.push(key); }
+    });
+    var colourOf = function (b) {
+      return H.PALETTE[keys.indexOf(capacity.colour ? b.colour_value : b.label) % H.PALETTE.length];
+    };
+    var title = "Users before " + (capacity.counter.indexOf("% Processor Time") >= 0 ? "CPU" : capacity.counter) +
+      " (" + capacity.stat + ") reaches " + capacity.threshold_text;
+    var saturation = H.barChart("saturation-chart", {
+      // One line per dimension: readable beside the bars on a phone.
+      labels: bars.map(function (b) { return b.label.split(" · "); }),
+      datasets: [{
+        label: "users before saturation",
+        data: bars.map(function (b) { return b.shown; }),
+        barText: bars.map(function (b) { return b.text; }),
+        errorBars: bars.map(function (b) { return b.interval; }),
+        dashed: bars.map(function (b) { return b.bound === "extrapolated"; }),
+        backgroundColor: bars.map(function (b) { return b.bound === "interpolated" ? colourOf(b) : "rgba(255,255,255,0)"; }),
+        borderColor: bars.map(colourOf), borderWidth: 2, maxBarThickness: 48
+      }],
+      xLabel: "users", horizontal: true,
+      // The axis reaches the top of every whisker.
+      options: { layout: { padding: { right: 56 } }, scales: { x: { suggestedMax: Math.max.apply(null,
+        bars.map(function (b) { return b.interval ? b.interval[1] : 0; }).concat([0])) } } }
+    });
+    var lines = H.lineChart("steps-chart", {
+      datasets: capacity.lines.map(function (line, i) {
+        var colour = colourOf(bars[i]);
+        return { label: line.label, borderColor: colour, backgroundColor: colour,
+          data: line.points.map(function (p) { return { x: p[0], y: p[1] }; }) };
+      }),
+      xLabel: "users", yLabel: capacity.stat + " of " + capacity.counter.split("\\").pop(),
+      threshold: { value: capacity.threshold, label: "threshold " + capacity.threshold_text, position: "start" },
+      zoom: false
+    });
+    var caption = [title, "Counter " + capacity.counter + " · " + capacity.stat + " · threshold " + capacity.threshold_text];
+    document.getElementById("saturation-png").addEventListener("click", function () {
+      H.downloadPng(saturation, "users-before-saturation.png", caption);
+    });
+    document.getElementById("steps-png").addEventListener("click", function () {
+      H.downloadPng(lines, "counter-against-users.png", caption);
+    });
+    document.getElementById("saturation-csv").addEventListener("click", function () {
+      H.downloadCsv("users-before-saturation.csv", ["scenario", "users_before_saturation", "bound", "interval_low",
+        "interval_high"], bars.map(function (b) {
+        return [b.label, b.users, b.bound, b.interval ? b.interval[0] : null, b.interval ? b.interval[1] : null];
+      }));
+    });
+    document.body.setAttribute("data-users", bars.map(function (b) { return fmt(b.users); }).join(","));
+  }
+
+  var compare = read("compare-data");
+  if (compare && compare.length && document.getElementById("factor-chart")) {
+    var metrics = [];
+    var scenarios = [];
+    compare.forEach(function (r) {
+      if (metrics.indexOf(r.metric) < 0) { metrics.push(r.metric); }
+      if (scenarios.indexOf(r.scenario) < 0) { scenarios.push(r.scenario); }
+    });
+    var box = document.getElementById("factor-chart").parentElement;
+    box.style.height = Math.max(280, 80 + metrics.length * (scenarios.length * 14 + 12)) + "px";
+    var factors = H.barChart("factor-chart", {
+      labels: metrics,
+      datasets: scenarios.map(function (name) {
+        var picked = metrics.map(function (m) {
+          return compare.filter(function (r) { return r.metric === m && r.scenario === name; })[0] || null;
+        });
+        return { label: name, skipNull: true,
+          data: picked.map(function (r) { return r ? r.factor : null; }),
+          barText: picked.map(function (r) { return r && r.factor !== null ? r.factor.toFixed(2) + "×" + (r.significant ? " *" : "") : ""; }) };
+      }),
+      horizontal: true, xLabel: "factor vs baseline (1 = baseline, dashed)",
+      threshold: { value: 1, color: "#57606a" },
+      options: { layout: { padding: { right: 56 } }, plugins: { legend: { display: true } } }
+    });
+    document.getElementById("factor-png").addEventListener("click", function () {
+      H.downloadPng(factors, "factors.png", [document.querySelector("h2").textContent]);
+    });
+  }
+  H.sortableTables(document);
+  document.body.setAttribute("data-state", "ready");
 })();

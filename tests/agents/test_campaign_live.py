@@ -1,0 +1,88 @@
+"""The real agent against the real server: create a campaign, then fix a failed robocopy upload.
+
+``headroom-agent`` runs as a subprocess, exactly as a tester runs it; the
+real worker parses the real robocopy log written on a Windows machine.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.agents.conftest import AgentRunner
+from tests.conftest import wait_for
+from tests.factories import make_project, make_token
+from tests.paths import FIXTURES
+from webapp.core.models import Campaign, Upload
+from webapp.timeseries.models import Measurement
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+# "Started : Saturday, May 30, 2026 12:27:10 PM", local time without an offset.
+LOG = FIXTURES / "robocopy" / "andrew_robocopy_utf16_NFL.log"
+
+
+@pytest.fixture(autouse=True)
+def settled(transactional_db: None, worker_process: subprocess.Popen[bytes]) -> Iterator[None]:
+    yield
+    busy = (Upload.Status.RECEIVED, Upload.Status.QUEUED, Upload.Status.PARSING)
+    wait_for(lambda: not Upload.objects.filter(status__in=busy).exists(), timeout=60)
+
+
+def create(run_agent: AgentRunner, server: str, token: str, slug: str) -> Any:
+    return run_agent(
+        "campaign", "create", "--server", server, "--token", token, "--slug", slug,
+        "--name", "Copy study", "--description", "robocopy /MT vs single thread",
+        "--dimension", "technique", "--dimension", "dataset",
+    )  # fmt: skip
+
+
+def test_the_agent_creates_a_campaign_and_a_second_time_is_refused(
+    live_server: Any, run_agent: AgentRunner
+) -> None:
+    project = make_project()
+    _, token = make_token(project)
+    first = create(run_agent, live_server.url, token, "copy-study")
+    assert first.returncode == 0, first.output
+    assert "campaign copy-study created" in first.stdout
+    campaign = Campaign.objects.get(slug="copy-study")
+    assert campaign.project == project and campaign.dimensions == ["technique", "dataset"]
+    assert campaign.description == "robocopy /MT vs single thread"
+    again = create(run_agent, live_server.url, token, "copy-study")
+    assert again.returncode == 1 and "HTTP 409" in again.stderr and "already exists" in again.stderr
+
+
+def test_a_log_from_this_machine_needs_no_flag_and_a_failed_one_is_fixed_by_timezone(
+    live_server: Any, run_agent: AgentRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = make_project()
+    _, token = make_token(project)
+    assert create(run_agent, live_server.url, token, "copies").returncode == 0
+    connect = ["--server", live_server.url, "--token", token, "--campaign", "copies"]
+
+    # A machine whose zone cannot be named sends none: the log fails and says what to do.
+    monkeypatch.setenv("TZ", "Not/AZone")
+    failed = run_agent("upload", str(LOG), *connect, "--wait", "--wait-timeout", "60")
+    assert failed.returncode == 1, failed.output
+    assert "upload it again with `timezone`" in failed.stdout
+    upload = Upload.objects.get(campaign__slug="copies")
+    assert upload.status == Upload.Status.FAILED
+
+    fixed = run_agent("upload", str(LOG), *connect, "--timezone", "Europe/Berlin", "--wait")
+    assert fixed.returncode == 0, fixed.output
+    assert "duplicate" not in fixed.stdout and f"upload {upload.pk} stored" in fixed.stdout
+    first = Measurement.objects.filter(upload_id=upload.pk).order_by("time").first()
+    assert first is not None and first.time.isoformat() == "2026-05-30T10:27:10+00:00"
+
+    # From a machine in Kolkata the log needs no flag at all (another campaign: a new upload).
+    assert create(run_agent, live_server.url, token, "copies-kolkata").returncode == 0
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    local = run_agent("upload", str(LOG), *connect[:-1], "copies-kolkata", "--wait")
+    assert local.returncode == 0, local.output
+    other = Upload.objects.get(campaign__slug="copies-kolkata")
+    assert other.timezone == "Asia/Kolkata" and other.status == Upload.Status.STORED
+    first = Measurement.objects.filter(upload_id=other.pk).order_by("time").first()
+    assert first is not None and first.time.isoformat() == "2026-05-30T06:57:10+00:00"

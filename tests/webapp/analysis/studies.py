@@ -1,0 +1,59 @@
+"""Hand-built capacity studies: flat counter levels per load step, so every step average is exact."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+from webapp.core.models import Campaign, Host, Run, RunStep, Scenario
+from webapp.timeseries.models import CounterSample, CounterSeries, RollupDirty
+
+DAY = datetime(2016, 5, 2, 9, 0, tzinfo=UTC)
+
+
+def add_run(
+    campaign: Campaign,
+    dims: Mapping[str, str],
+    levels: Mapping[str, Sequence[float]],
+    users: Sequence[int] = (100, 200, 300, 400, 500),
+    host: str = "FS01",
+    attributes: Mapping[str, object] | None = None,
+    day: int = 0,
+    name: str | None = None,
+) -> Run:
+    """A run of ``dims`` on server ``host``: counter path -> its level at each step (10 samples per step)."""
+    server, _ = Host.objects.get_or_create(
+        project=campaign.project,
+        name=host,
+        defaults={"role": Host.Role.SERVER, "attributes": attributes or {}},
+    )
+    run = Run.objects.create(
+        campaign=campaign,
+        scenario=Scenario.for_dims(campaign, dims),
+        name=name or f"run-{Run.objects.count()}",
+        tool="perfmon",
+    )
+    run.hosts.add(server)
+    start = DAY + timedelta(days=day)
+    samples = []
+    for path, values in levels.items():
+        obj, rest = path.strip("\\").split("\\", 1)[0], path.strip("\\").split("\\", 1)[1]
+        instance = ""
+        if "(" in obj:
+            obj, instance = obj[:-1].split("(", 1)
+        series, _ = CounterSeries.objects.get_or_create(
+            host=server, object=obj, instance=instance, counter=rest
+        )
+        for index, level in enumerate(values):
+            began = start + timedelta(minutes=12 * index)
+            samples += [
+                CounterSample(series=series, time=began + timedelta(seconds=30 * i), value=level, upload_id=0)
+                for i in range(20)
+            ]
+    for index, count in enumerate(users):
+        began = start + timedelta(minutes=12 * index)
+        RunStep.objects.create(run=run, users=count, started_at=began, ended_at=began + timedelta(minutes=10))
+    CounterSample.objects.bulk_create(samples)
+    # As the loader leaves it: the range is dirty, so reads are exact from the raw samples.
+    RollupDirty.objects.create(start=start, end=start + timedelta(hours=2))
+    return run

@@ -1,0 +1,112 @@
+"""POST /api/v1/campaigns: owners, editors and agent tokens create campaigns; viewers and strangers cannot."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.factories import make_campaign, make_project, make_token, make_user
+from webapp.core.models import Campaign
+
+pytestmark = pytest.mark.django_db
+
+BODY = {
+    "slug": "smb-study-2024",
+    "name": "SMB study 2024",
+    "description": "SMB 2.1 vs 3.02 on HDD and SSD",
+    "dimensions": ["smb_dialect", "disk_type", "av"],
+}
+
+
+def post(client, body, token=None):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    return client.post("/api/v1/campaigns", json.dumps(body), content_type="application/json", **headers)
+
+
+def test_an_agent_token_creates_a_campaign_in_its_project_and_gets_201(client):
+    project = make_project()
+    _, token = make_token(project)
+    response = post(client, BODY, token)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["slug"] == "smb-study-2024" and body["name"] == "SMB study 2024"
+    assert body["dimensions"] == ["smb_dialect", "disk_type", "av"] and body["project"] == project.slug
+    assert body["url"] == "http://testserver/campaigns/smb-study-2024/"
+    campaign = Campaign.objects.get(slug="smb-study-2024")
+    assert campaign.project == project and campaign.description == "SMB 2.1 vs 3.02 on HDD and SSD"
+    assert campaign.dimensions == ["smb_dialect", "disk_type", "av"]
+    # The agent can upload to it at once.
+    whoami = client.get("/api/v1/whoami", HTTP_AUTHORIZATION=f"Bearer {token}").json()
+    assert whoami["projects"][0]["campaigns"] == ["smb-study-2024"]
+
+
+def test_an_existing_slug_answers_409_with_a_json_error(client):
+    existing = make_campaign(slug="taken")
+    _, token = make_token(make_project())
+    response = post(client, {**BODY, "slug": "taken"}, token)
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "slug_taken" and "'taken' already exists" in error["message"]
+    assert Campaign.objects.filter(slug="taken").count() == 1
+    assert Campaign.objects.get(slug="taken").project == existing.project
+
+
+def test_a_viewer_gets_403_and_an_editor_creates_with_the_session(client):
+    project = make_project()
+    viewer, editor = make_user(project, role="viewer"), make_user(project, role="editor")
+    client.force_login(viewer)
+    refused = post(client, {**BODY, "project": project.slug})
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "read_only"
+    assert post(client, BODY).status_code == 403  # no project named: still none writable
+    client.force_login(editor)
+    created = post(client, BODY)  # the only project the editor may write to
+    assert created.status_code == 201 and created.json()["project"] == project.slug
+    assert not Campaign.objects.exclude(project=project).filter(slug=BODY["slug"]).exists()
+
+
+def test_a_user_of_several_projects_must_name_one(client):
+    first, second = make_project(), make_project()
+    user = make_user(first, role="owner")
+    second.memberships.create(user=user, role="editor")
+    client.force_login(user)
+    response = post(client, BODY)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "project_required"
+    assert first.slug in response.json()["error"]["message"]
+    named = post(client, {**BODY, "project": second.slug})
+    assert named.status_code == 201 and Campaign.objects.get(slug=BODY["slug"]).project == second
+
+
+def test_another_projects_token_cannot_create_there(client):
+    target, other = make_project(), make_project()
+    _, token = make_token(other)
+    response = post(client, {**BODY, "project": target.slug}, token)
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+    assert post(client, BODY).status_code == 401
+    assert not Campaign.objects.filter(slug=BODY["slug"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"slug": "Not A Slug"}, "invalid_slug"),
+        ({"slug": "-edge"}, "invalid_slug"),
+        ({"name": "   "}, "invalid_name"),
+        ({"dimensions": ["av", "av"]}, "invalid_dimensions"),
+        ({"dimensions": ["smb dialect"]}, "invalid_dimensions"),
+        ({"dimensions": [f"d{i}" for i in range(33)]}, "invalid_dimensions"),
+        ({"dimensions": '{"av": "on"}'}, "invalid_request"),
+        ({"dimensions": [1, 2]}, "invalid_request"),
+    ],
+)
+def test_bad_fields_get_a_400_naming_the_problem(client, change, code):
+    _, token = make_token(make_project())
+    response = post(client, {**BODY, **change}, token)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == code
+    assert not Campaign.objects.exists()
+
+
+def test_the_openapi_document_describes_campaign_creation(client):
+    operation = client.get("/api/v1/openapi.json").json()["paths"]["/api/v1/campaigns"]["post"]
+    assert {"201", "403", "409"} <= set(operation["responses"])

@@ -1,0 +1,104 @@
+"""Which result metrics a comparison shows first, and how benchmark executions are named.
+
+Headline figures per kind of result (``Run.tool``):
+
+* DiskSpd -- all targets together (subject ``""``): ``total.iops``,
+  ``total.mbps``, ``total.latency.avg_ms``, ``total.latency.p99_ms``;
+* fio -- per direction: ``read|write.iops``, ``.mbps``, ``.lat.mean_ms``,
+  ``.clat.p99_ms``;
+* robocopy -- ``speed.bytes_per_s`` (shown as MB/s) and ``time.total_s``;
+* timings, logon events, FSCT and anything else -- every metric (each is a
+  duration or a figure someone chose to record).
+
+The rest of a benchmark's figures fall into the other ``GROUPS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+GROUPS = (
+    "headline",
+    "latency percentiles",
+    "per target or job",
+    "bytes and counts",
+    "CPU",
+    "spread",
+    "other",
+)
+_DISKSPD = {"total.iops", "total.mbps", "total.latency.avg_ms", "total.latency.p99_ms"}
+_FIO = {f"{d}.{m}" for d in ("read", "write") for m in ("iops", "mbps", "lat.mean_ms", "clat.p99_ms")}
+_ROBOCOPY = {"speed.bytes_per_s", "time.total_s"}
+_BENCHMARKS = {"diskspd": _DISKSPD, "fio": _FIO, "robocopy": _ROBOCOPY}
+
+
+def metric_group(tool: str, metric: str, subject: str) -> str:
+    """One of ``GROUPS`` for a metric of a run made by ``tool``."""
+    headline = _BENCHMARKS.get(tool.lower())
+    if headline is None:
+        return "headline"
+    if metric in headline and (tool.lower() != "diskspd" or subject == ""):
+        return "headline"
+    name = metric.lower()
+    if "stddev" in name:
+        return "spread"
+    if name.startswith("cpu."):
+        return "CPU"
+    if subject and tool.lower() == "diskspd":
+        return "per target or job"
+    if "lat" in name or name.endswith(("_ms", "_us")):
+        return "latency percentiles"
+    if name.endswith((".bytes", ".ios", "io_bytes", ".count")) or name.split(".")[0] in (
+        "dirs",
+        "files",
+        "bytes",
+    ):
+        return "bytes and counts"
+    return "other"
+
+
+# Run attributes that make two benchmark executions different tests (compare, block size).
+PARAMS = (
+    "block_size",
+    "outstanding_io",
+    "iodepth",
+    "write_pct",
+    "rw",
+    "threads",
+    "numjobs",
+    "random",
+    "random_pct",
+)
+
+
+def _size(text: str) -> str:
+    try:
+        value = int(text)
+    except ValueError:
+        return text
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= scale and value % scale == 0:
+            return f"{value // scale} {unit}"
+    return f"{value} B"
+
+
+def execution_label(params: Mapping[str, str]) -> str:
+    """``{"block_size": "8192", "write_pct": "100", "outstanding_io": "32"}`` -> ``8 KiB · 100 % write · QD 32``."""
+    parts = []
+    if "block_size" in params:
+        parts.append(",".join(_size(p) for p in params["block_size"].split(",")))
+    if "write_pct" in params:
+        parts.append(f"{params['write_pct']} % write")
+    if "rw" in params:
+        parts.append(params["rw"])
+    if "random" in params:
+        parts.append("random" if params["random"] == "true" else "sequential")
+    if "random_pct" in params:
+        parts.append(f"{params['random_pct']} % random")
+    for name, short in (("outstanding_io", "QD"), ("iodepth", "QD")):
+        if name in params:
+            parts.append(f"{short} {params[name]}")
+    for name in ("threads", "numjobs"):
+        if name in params:
+            parts.append(f"{params[name]} {'threads' if name == 'threads' else 'jobs'}")
+    return " · ".join(parts)

@@ -1,0 +1,98 @@
+"""``POST /api/v1/campaigns``: create a campaign (one study) in a project the caller may write to.
+
+Owners and editors (signed in), and agent tokens (each scoped to one project,
+issued by an editor or owner) may create; viewers get 403. The project is the
+token's, or the ``project`` slug in the body; a signed-in user who may write
+to exactly one project can leave it out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema, Status
+
+from webapp.api.auth import any_auth, caller
+from webapp.api.errors import ApiError, not_found
+from webapp.api.schemas import ErrorOut
+from webapp.core import creation
+from webapp.core.models import Campaign, Project
+
+router = Router(tags=["campaigns"])
+
+
+class CampaignIn(Schema):
+    slug: str
+    name: str
+    description: str = ""
+    # The scenario dimension keys this study varies, in the order the views group by.
+    dimensions: list[str] = []
+    # Project slug; needed only when the caller may write to several projects.
+    project: str = ""
+
+
+class CampaignOut(Schema):
+    slug: str
+    name: str
+    description: str
+    dimensions: list[str]
+    project: str
+    created_at: datetime
+    url: str
+
+
+def campaign_out(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
+    return {
+        "slug": campaign.slug,
+        "name": campaign.name,
+        "description": campaign.description,
+        "dimensions": list(campaign.dimensions or []),
+        "project": campaign.project.slug,
+        "created_at": campaign.created_at,
+        "url": request.build_absolute_uri(f"/campaigns/{campaign.slug}/"),
+    }
+
+
+def writable_project(request: HttpRequest, slug: str) -> Project:
+    """The project to create in: named, or the only one the caller may write to."""
+    found = caller(request)
+    if slug:
+        project = found.projects().filter(slug=slug.strip()).first()
+        if project is None:
+            raise not_found(f"project {slug!r}")
+        if project.pk not in found.writable_ids:
+            raise ApiError(403, "read_only", "your role in this project is viewer: it can read, not create")
+        return project
+    writable = list(Project.objects.filter(pk__in=found.writable_ids).order_by("slug"))
+    if len(writable) == 1:
+        return writable[0]
+    if not writable:
+        raise ApiError(403, "read_only", "you are not an owner or editor of any project: you cannot create")
+    names = ", ".join(p.slug for p in writable)
+    raise ApiError(
+        400, "project_required", f"you may write to several projects ({names}): name one in project"
+    )
+
+
+@router.post(
+    "/campaigns",
+    auth=any_auth,
+    response={201: CampaignOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    summary="Create a campaign",
+)
+def create_campaign(request: HttpRequest, payload: CampaignIn) -> Status[dict[str, Any]]:
+    """Create a campaign; 201 with it, 409 if the slug exists, 403 for viewers."""
+    project = writable_project(request, payload.project)
+    try:
+        campaign = creation.create_campaign(
+            project,
+            slug=payload.slug,
+            name=payload.name,
+            description=payload.description,
+            dimensions=payload.dimensions,
+        )
+    except creation.Refused as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
+    return Status(201, campaign_out(request, campaign))

@@ -1,0 +1,65 @@
+"""``/api/v1/campaigns/{slug}/sizing``: servers per scenario for a population, a target and redundancy.
+
+The endpoint itself sits beside ``capacity`` in ``webapp.api.analysis``;
+this module checks its parameters and builds the answer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from webapp.analysis.capacity import CounterRef, campaign_capacity, parse_counter
+from webapp.analysis.expiry import data_note
+from webapp.analysis.sizing import size
+from webapp.api.errors import ApiError
+from webapp.core.models import Campaign
+
+MAX_USERS = 1_000_000_000
+MAX_REDUNDANCY = 100
+
+METHOD = (
+    "users_per_server is where the {stat} of the counter reaches the target {target:g}, found like the "
+    "saturation point (interpolated between steps, extrapolated beyond them); servers = ceil({users:,} / "
+    "users_per_server) + {redundancy} (N+{redundancy}). servers_interval applies the same arithmetic to the "
+    "ends of the point's interval."
+)
+
+
+def checked(counter: str, stat: str, trim: float, target: float, users: int, redundancy: int) -> CounterRef:
+    """The counter reference, after checking every parameter (400 with a code for each)."""
+    if stat not in ("avg", "max", "p95"):
+        raise ApiError(400, "invalid_stat", f"stat must be avg, max or p95, not {stat!r}")
+    if not 0 <= trim < 50:
+        raise ApiError(400, "invalid_trim", "trim is a percentage of each step, from 0 to below 50")
+    if not math.isfinite(target) or target <= 0:
+        raise ApiError(400, "invalid_target", "target is a positive number (e.g. 60 for 60 % CPU)")
+    if not 1 <= users <= MAX_USERS:
+        raise ApiError(400, "invalid_users", f"users is the population to serve, from 1 to {MAX_USERS:,}")
+    if not 0 <= redundancy <= MAX_REDUNDANCY:
+        raise ApiError(400, "invalid_redundancy", f"redundancy is 0 to {MAX_REDUNDANCY} spare servers")
+    if "\x00" in counter or len(counter) > 1000:
+        raise ApiError(400, "invalid_counter", "counter is a path like \\Processor(_Total)\\% Processor Time")
+    try:
+        return parse_counter(counter)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_counter", str(exc)) from None
+
+
+def sizing_body(
+    campaign: Campaign, users: int, target: float, redundancy: int, counter: str, stat: str, trim: float
+) -> dict[str, Any]:
+    ref = checked(counter, stat, trim, target, users, redundancy)
+    scenarios = campaign_capacity(campaign, ref, stat, target, trim)  # type: ignore[arg-type]
+    return {
+        "campaign": campaign.slug,
+        "counter": ref.path,
+        "stat": stat,
+        "target": target,
+        "users": users,
+        "redundancy": redundancy,
+        "trim_pct": trim,
+        "method": METHOD.format(stat=stat, target=target, users=users, redundancy=redundancy),
+        "scenarios": size(scenarios, users, target, redundancy, stat, ref.path),
+        "data": data_note(campaign=campaign),
+    }

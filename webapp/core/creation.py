@@ -1,0 +1,123 @@
+"""Creating projects and campaigns without the admin: one set of rules for the API, the dashboard and manage.py.
+
+Every refusal is a ``Refused`` with an HTTP status, a code and a sentence the
+user can act on; callers turn it into a JSON error, a form error or a
+command error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from webapp.core.models import Campaign, Membership, Project
+
+SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+# Dimension keys are the scenario's keys (``smb_dialect``, ``technique``): short identifiers.
+DIMENSION = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+MAX_DIMENSIONS = 32
+MAX_NAME = 200
+MAX_DESCRIPTION = 10_000
+
+
+class Refused(Exception):
+    """A creation the rules do not allow: ``status`` (400/409), ``code`` and ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def check_slug(text: str, what: str = "campaign") -> str:
+    slug = text.strip()
+    if not SLUG.match(slug):
+        raise Refused(
+            400,
+            "invalid_slug",
+            f"{what} slug {slug!r} must be 1-64 lower-case letters, digits and hyphens, "
+            "starting and ending with a letter or digit (e.g. smb-study-2024)",
+        )
+    return slug
+
+
+def check_name(text: str, what: str = "campaign") -> str:
+    name = text.strip()
+    if not name or len(name) > MAX_NAME or "\x00" in name:
+        raise Refused(400, "invalid_name", f"{what} name must be 1-{MAX_NAME} characters")
+    return name
+
+
+def check_description(text: str) -> str:
+    description = text.strip()
+    if len(description) > MAX_DESCRIPTION or "\x00" in description:
+        raise Refused(
+            400, "invalid_description", f"description must be at most {MAX_DESCRIPTION:,} characters"
+        )
+    return description
+
+
+def check_dimensions(values: Iterable[Any]) -> list[str]:
+    """The dimension keys in order, each once; refuses non-text, odd characters and repeats."""
+    keys: list[str] = []
+    for value in values:
+        key = value.strip() if isinstance(value, str) else value
+        if not isinstance(key, str) or not DIMENSION.match(key):
+            raise Refused(
+                400,
+                "invalid_dimensions",
+                f"dimension {value!r} must be a name of letters, digits and _ . - (e.g. smb_dialect), "
+                "at most 64 characters",
+            )
+        if key in keys:
+            raise Refused(400, "invalid_dimensions", f"dimension {key!r} is listed twice")
+        keys.append(key)
+    if len(keys) > MAX_DIMENSIONS:
+        raise Refused(400, "invalid_dimensions", f"{len(keys)} dimensions; at most {MAX_DIMENSIONS}")
+    return keys
+
+
+def create_campaign(
+    project: Project, *, slug: str, name: str, description: str = "", dimensions: Iterable[Any] = ()
+) -> Campaign:
+    """A new campaign in ``project``; ``Refused`` (409) when the slug is taken (slugs are global)."""
+    clean_slug = check_slug(slug)
+    values = {
+        "name": check_name(name),
+        "description": check_description(description),
+        "dimensions": check_dimensions(dimensions),
+    }
+    try:
+        with transaction.atomic():
+            return Campaign.objects.create(project=project, slug=clean_slug, **values)
+    except IntegrityError:
+        raise Refused(
+            409, "slug_taken", f"a campaign with slug {clean_slug!r} already exists; choose another slug"
+        ) from None
+
+
+def update_campaign(campaign: Campaign, *, name: str, description: str, dimensions: Iterable[Any]) -> None:
+    """Rename a campaign and change its description and dimensions (the slug stays: links use it)."""
+    campaign.name = check_name(name)
+    campaign.description = check_description(description)
+    campaign.dimensions = check_dimensions(dimensions)
+    campaign.save(update_fields=["name", "description", "dimensions"])
+
+
+def create_project(*, slug: str, name: str, owner: Any) -> Project:
+    """A new project with ``owner`` (a user) as its first owner; ``Refused`` (409) when the slug is taken."""
+    clean_slug = check_slug(slug, "project")
+    clean_name = check_name(name, "project")
+    try:
+        with transaction.atomic():
+            project = Project.objects.create(slug=clean_slug, name=clean_name)
+            Membership.objects.create(project=project, user=owner, role=Membership.Role.OWNER)
+    except IntegrityError:
+        raise Refused(
+            409, "slug_taken", f"a project with slug {clean_slug!r} already exists; choose another slug"
+        ) from None
+    return project

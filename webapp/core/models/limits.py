@@ -1,0 +1,88 @@
+"""Resource limits: per campaign, the level of each server counter at which a resource is saturated.
+
+In the spirit of PAL's threshold files: a small, editable table that says
+which counter stands for which resource and where its limit lies. A campaign
+without rows uses :data:`DEFAULT_LIMITS`; the admin's "write the default
+limits" action copies them into rows to edit. ``docs/limits.md`` documents
+the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from webapp.core.models.campaigns import Campaign
+
+
+class ResourceLimit(models.Model):
+    class Resource(models.TextChoices):
+        CPU = "cpu"
+        DISK_LATENCY = "disk_latency"
+        DISK_QUEUE = "disk_queue"
+        MEMORY = "memory"
+        NETWORK = "network"
+        OVERLOAD = "overload"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="limits")
+    resource = models.CharField(max_length=16, choices=Resource.choices)
+    counter = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="\\Object(Instance)\\Counter; instance * = each instance on its own (e.g. every disk). "
+        "Empty for overload (FSCT's overload figure).",
+    )
+    above = models.BooleanField(
+        default=True, help_text="saturated when the step average reaches the limit (off: falls to it)"
+    )
+    threshold = models.FloatField(help_text="the limit in the counter's unit (memory: the floor in MB)")
+    percent = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="network: % of the instance's Current Bandwidth; memory: % of the host's installed "
+        "memory (attribute memory_mb), the floor when unknown",
+    )
+    enabled = models.BooleanField(default=True)
+    note = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "resource", "counter"], name="limit_unique_counter")
+        ]
+        ordering = ["campaign", "resource", "counter"]
+
+    def __str__(self) -> str:
+        return f"{self.resource}: {self.counter or 'FSCT overload'}"
+
+
+DEFAULT_LIMITS: tuple[dict[str, Any], ...] = (
+    {"resource": "cpu", "counter": "\\Processor(_Total)\\% Processor Time", "above": True, "threshold": 80.0},
+    {
+        "resource": "disk_latency",
+        "counter": "\\PhysicalDisk(*)\\Avg. Disk sec/Transfer",
+        "above": True,
+        "threshold": 0.020,
+    },
+    {
+        "resource": "disk_queue",
+        "counter": "\\PhysicalDisk(*)\\Avg. Disk Queue Length",
+        "above": True,
+        "threshold": 10.0,
+    },
+    {
+        "resource": "memory",
+        "counter": "\\Memory\\Available MBytes",
+        "above": False,
+        "threshold": 512.0,
+        "percent": 10.0,
+    },
+    {
+        "resource": "network",
+        "counter": "\\Network Interface(*)\\Bytes Total/sec",
+        "above": True,
+        "threshold": 0.0,
+        "percent": 70.0,
+    },
+    {"resource": "overload", "counter": "", "above": True, "threshold": 0.0},
+)

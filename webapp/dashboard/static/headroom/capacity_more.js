@@ -1,0 +1,140 @@
+/**
+ * Capacity planner, second half: the resource limits, comparisons between
+ * scenarios, computed remarks and the sizing form. Draws from the capacity
+ * data capacity.js announces ("capacity:data"); sizing asks
+ * GET /api/v1/campaigns/{slug}/sizing with the same counter, statistic and
+ * trim. The sizing values live in the URL (users, target, redundancy).
+ */
+(function () {
+  "use strict";
+
+  const H = window.Headroom;
+  const P = window.HeadroomPages;
+  const page = P.pageData();
+  const sizingForm = document.getElementById("sizing-form");
+  const sizingStatus = document.getElementById("sizing-status");
+  const serversCard = P.chartCard("slot-servers", { title: "Servers needed", filename: "servers-needed.csv",
+    caption: function () { return sizingCaption; } });
+  let sizingCaption = ["Servers needed"];
+  const name = function (v) { return String(v || "").replace(/_/g, " "); };
+  let latest = null; // {data, names}
+
+  function drawLimits(data, names) {
+    const rows = [];
+    data.scenarios.forEach(function (s) {
+      (s.limits || []).forEach(function (limit) {
+        rows.push({ name: names[s.scenario], resource: name(limit.resource), counter: limit.counter,
+          limit: limit.limit, users: limit.users, text: limit.text,
+          attrs: { "data-limiting": s.limiting && s.limiting.counter === limit.counter ? "yes" : "no" } });
+      });
+    });
+    document.getElementById("limits-table").replaceChildren(rows.length ? P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "resource", label: "Resource" },
+      { key: "counter", label: "Counter", cellClass: "counter" },
+      { key: "limit", label: "Limit", num: true, format: function (v) { return P.fmt(v, 3); } },
+      { key: "text", label: "Users before the limit", num: true, sort: function (v, row) { return row.users; } },
+    ], rows) : P.el("p", { className: "muted", text: "No server counter with a limit in these runs." }));
+  }
+
+  function drawComparisons(data, names) {
+    const rows = (data.comparisons || []).map(function (c) {
+      return Object.assign({ name: names[c.scenario], baselineName: names[c.baseline],
+        intervalText: c.interval_pct ? P.fmt(c.interval_pct[0], 0) + " % to " + P.fmt(c.interval_pct[1], 0) + " %" : "—",
+        verdict: c.significant ? "significant" : "not significant", runs: c.n.join(" vs ") }, c);
+    });
+    document.getElementById("comparisons-table").replaceChildren(rows.length ? P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "baselineName", label: "Baseline", cellClass: "nowrap" },
+      { key: "difference_pct", label: "Capacity vs baseline (%)", num: true, format: function (v) { return P.fmt(v, 1); } },
+      { key: "intervalText", label: "Interval", cellClass: "nowrap" },
+      { key: "verdict", label: "" },
+      { key: "runs", label: "Runs (n)" },
+    ], rows) : P.el("p", { className: "muted", text: "No two scenarios with points differ in one dimension only." }));
+  }
+
+  function drawRemarks(data, names) {
+    const list = document.getElementById("remarks");
+    const items = [];
+    data.scenarios.forEach(function (s) {
+      (s.remarks || []).forEach(function (r) {
+        items.push(P.el("li", { "data-kind": r.kind }, [P.el("strong", { text: names[s.scenario] + ": " }), r.text + " ",
+          P.el("a", { href: r.link, text: r.link.charAt(0) === "#" ? "table" : "trace" })]));
+      });
+    });
+    list.replaceChildren.apply(list, items.length ? items : [P.el("li", { className: "muted", text: "No remarks." })]);
+  }
+
+  function sizingParams() {
+    return { users: sizingForm.elements.users.value, target: sizingForm.elements.target.value,
+      redundancy: sizingForm.elements.redundancy.value };
+  }
+
+  async function loadSizing() {
+    if (!latest) return;
+    const values = sizingParams();
+    const address = new URLSearchParams(location.search);
+    Object.keys(values).forEach(function (key) { address.set(key, values[key]); });
+    history.replaceState(null, "", "?" + address.toString());
+    const query = new URLSearchParams(Object.assign({ counter: latest.data.counter, stat: latest.data.stat,
+      trim: latest.data.trim_pct }, values));
+    sizingStatus.textContent = "Sizing…";
+    let body;
+    try {
+      body = await P.fetchJson(page.sizing_api + "?" + query.toString());
+    } catch (error) {
+      sizingStatus.textContent = "Could not size: " + error.message;
+      return;
+    }
+    const names = latest.names;
+    const rows = body.scenarios.map(function (s) {
+      return Object.assign({ name: names[s.scenario] || s.label,
+        range: s.servers_interval ? s.servers_interval.join(" – ") : "",
+        arithmetic: s.assumptions.join(" ") }, s);
+    });
+    document.getElementById("sizing-table").replaceChildren(P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "users_per_server", label: "Users per server", num: true, format: function (v) { return P.fmt(v, 0); } },
+      { key: "servers", label: "Servers", num: true, cellClass: "servers", format: function (v) { return P.fmt(v, 0); } },
+      { key: "range", label: "From the interval", cellClass: "nowrap" },
+      { key: "bound", label: "Bound", format: name },
+      { key: "arithmetic", label: "Arithmetic and assumptions", cellClass: "assumptions" },
+    ], rows));
+    const counted = rows.filter(function (r) { return r.servers !== null; });
+    if (!counted.length) {
+      serversCard.empty("No scenario reaches a countable users-per-server figure.");
+    } else {
+      serversCard.draw(function (canvas) {
+        return H.barChart(canvas, { labels: counted.map(function (r) { return r.name; }), horizontal: true,
+          datasets: [{ label: "servers", data: counted.map(function (r) { return r.servers; }),
+            barText: counted.map(function (r) { return String(r.servers); }),
+            dashed: counted.map(function (r) { return r.bound === "extrapolated"; }),
+            // The scenario's colour on the capacity charts above.
+            backgroundColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }),
+            borderColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }) }],
+          xLabel: "servers (N+" + body.redundancy + ")" });
+      }, ["name", "users_per_server", "servers", "range", "bound", "arithmetic"], rows);
+    }
+    const unit = (page.units || {})[body.counter] || "";
+    sizingCaption = [(page.title ? page.title + " — " : "") + "Servers needed for " + P.fmt(body.users, 0) + " users (N+" +
+      body.redundancy + ")", "Counter " + body.counter + " · " + body.stat + " · target " + P.fmt(body.target, 2) +
+      (unit ? " " + unit : "") + " · steps trimmed by " + P.fmt(latest.data.trim_pct, 2) + " %"];
+    sizingStatus.textContent = P.fmt(body.users, 0) + " users at " + P.fmt(body.target, 2) + " (" + body.stat +
+      ") with N+" + body.redundancy + ": " + body.method;
+  }
+
+  document.addEventListener("capacity:data", function (event) {
+    latest = event.detail;
+    drawLimits(latest.data, latest.names);
+    drawComparisons(latest.data, latest.names);
+    drawRemarks(latest.data, latest.names);
+    loadSizing();
+  });
+  sizingForm.addEventListener("submit", function (event) {
+    event.preventDefault();
+    loadSizing();
+  });
+  ["users", "target", "redundancy"].forEach(function (key) {
+    sizingForm.elements[key].addEventListener("change", loadSizing);
+  });
+})();

@@ -1,0 +1,58 @@
+/*
+ * Shared trace view: one read-only chart per frozen counter series, from the buckets embedded in the
+ * page (no API call). Times on a linear axis of milliseconds, labelled in UTC; bytes per second as MB/s.
+ */
+(function () {
+  "use strict";
+  var H = window.Headroom;
+  var node = document.getElementById("traces-data");
+  var slot = document.getElementById("shared-traces");
+  if (!H || !node || !slot) { return; }
+  var data = JSON.parse(node.textContent);
+
+  function unitOf(counter) {
+    if (/bytes.*\/sec/i.test(counter)) return { scale: 1e-6, unit: "MB/s" };
+    if (/mbytes/i.test(counter)) return { scale: 1, unit: "MB" };
+    if (/^%/.test(counter)) return { scale: 1, unit: "%" };
+    return { scale: 1, unit: "" };
+  }
+
+  function when(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  }
+
+  data.series.forEach(function (s, index) {
+    var unit = unitOf(s.counter);
+    var at = function (i) {
+      return s.points.map(function (p) { return { x: Date.parse(p[0]), y: p[i] === null ? null : p[i] * unit.scale }; });
+    };
+    var title = s.path;
+    var canvas = document.createElement("canvas");
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", "Trace of " + title);
+    canvas.setAttribute("data-series", String(s.id));
+    var box = document.createElement("div");
+    box.className = "chart-box";
+    box.appendChild(canvas);
+    var heading = document.createElement("h3");
+    heading.textContent = title;
+    var card = document.createElement("section");
+    card.className = "card chart-card";
+    card.appendChild(heading);
+    card.appendChild(box);
+    slot.appendChild(card);
+    var colour = H.PALETTE[index % H.PALETTE.length];
+    H.lineChart(canvas, {
+      datasets: [
+        { label: "average", data: at(1), borderColor: colour, backgroundColor: colour, pointRadius: 0 },
+        { label: "minimum", data: at(2), pointRadius: 0, borderWidth: 0, borderColor: "rgba(0,0,0,0)",
+          backgroundColor: "rgba(0,0,0,0)" },
+        { label: "maximum", data: at(3), pointRadius: 0, borderWidth: 0, fill: "-1", borderColor: "rgba(0,0,0,0)",
+          backgroundColor: "rgba(86,180,233,0.25)" }
+      ],
+      xLabel: "time (UTC)", yLabel: s.counter + (unit.unit ? " (" + unit.unit + ")" : ""), zoom: false,
+      options: { scales: { x: { ticks: { maxTicksLimit: 6, callback: function (v) { return when(v); } } } } }
+    });
+  });
+  document.body.setAttribute("data-traces", String(data.series.length));
+})();

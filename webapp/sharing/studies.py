@@ -1,0 +1,98 @@
+"""Every study of a campaign as a short table for the shared overview (and the block-size and copies links).
+
+Scenarios are grouped by their ``study`` dimension; within a study the first
+scenario with results is the baseline, and each headline metric (see
+``webapp.analysis.metric_groups``) of each execution gets one row: the mean
+per scenario, in readable units, with its factor against the baseline where
+the baseline ran the same execution. Capacity runs (load steps, no result
+metrics) are the capacity section's, not a table here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from webapp.analysis.compare import campaign_compare
+from webapp.core.models import Campaign, Scenario
+from webapp.sharing.answer import short_label, varying
+
+
+def readable(value: float | None, unit: str) -> tuple[float | None, str]:
+    """Long durations in s, byte rates in MB/s; everything else as stored."""
+    if value is None:
+        return None, unit
+    if unit == "ms" and abs(value) >= 10_000:
+        return value / 1000, "s"
+    if unit == "B/s":
+        return value / 1e6, "MB/s"
+    return value, unit
+
+
+def value_text(value: float | None, unit: str) -> str:
+    shown, unit = readable(value, unit)
+    if shown is None:
+        return ""
+    digits = 0 if abs(shown) >= 100 else 1 if abs(shown) >= 10 else 2
+    return f"{shown:,.{digits}f} {unit}".strip()
+
+
+def p_text(p_value: float | None) -> str:
+    if p_value is None:
+        return "not tested"
+    return "< 0.001" if p_value < 0.001 else f"{p_value:.3f}"
+
+
+def _study_table(rows: Sequence[Mapping[str, Any]], scenarios: Sequence[Scenario]) -> dict[str, Any]:
+    keys = varying([s.dims for s in scenarios])
+    names = {s.pk: short_label(s.dims, keys) for s in scenarios}
+    order = [s.pk for s in scenarios if any(r["scenario"] == s.pk for r in rows)]
+    lines: dict[tuple[str, str, str], dict[int, Mapping[str, Any]]] = {}
+    for row in rows:
+        lines.setdefault((row["metric"], row["subject"], row["execution"]), {})[row["scenario"]] = row
+    body = []
+    for (metric, subject, execution), cells in lines.items():
+        name = " — ".join(p for p in (metric, subject, execution) if p)
+        shown = []
+        for pk in order:
+            cell = cells.get(pk)
+            if cell is None:
+                shown.append("")
+                continue
+            factor = "" if cell["is_baseline"] or cell["factor"] is None else f" ({cell['factor']:.2f}\u00d7)"
+            shown.append(value_text(cell["mean"], cell["unit"]) + factor)
+        body.append({"metric": name, "cells": shown})
+    return {"columns": [names[pk] for pk in order], "rows": body}
+
+
+def study_tables(
+    campaign: Campaign, keep: Callable[[Mapping[str, Any]], bool] = lambda row: True
+) -> list[dict[str, Any]]:
+    """``[{study, baseline, columns, rows}]`` for every study with headline results that ``keep`` accepts."""
+    scenarios = list(Scenario.objects.filter(campaign=campaign).order_by("pk"))
+    studies: dict[str, list[Scenario]] = {}
+    for scenario in scenarios:
+        studies.setdefault(scenario.dims.get("study", ""), []).append(scenario)
+    tables = []
+    for study, members in studies.items():
+        ids = {s.pk for s in members}
+        for baseline in members:
+            body = campaign_compare(campaign, baseline)
+            rows = [
+                r
+                for r in body["results"]
+                if r["scenario"] in ids and r["headline"] and keep(r) and r["tool"] != "fsct"
+            ]
+            if any(r["scenario"] == baseline.pk for r in rows):
+                break
+        else:
+            continue
+        table = _study_table(rows, members)
+        tables.append(
+            {
+                "study": study or "results",
+                "baseline": short_label(baseline.dims, varying([s.dims for s in members])),
+                **table,
+            }
+        )
+    return tables
