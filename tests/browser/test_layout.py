@@ -46,3 +46,33 @@ def test_no_page_is_wider_than_the_window(page, site, width):
     assert too_wide == {}, f"pages wider than the {width} px window: {too_wide}"
     assert uncovered == {}, f"navigation links outside the navigation's background: {uncovered}"
     assert site.console == [], site.console
+
+
+# How many lines each navigation row's items take: their vertical centres (items are
+# centred on a line), counting a new line where the next centre is over 10 px lower.
+NAV_ROW_LINES = """() => Array.from(document.querySelectorAll("nav.nav .nav-inner")).map(row =>
+    Array.from(row.querySelectorAll("a, button, .nav-campaign"))
+        .map(node => node.getBoundingClientRect())
+        .map(box => (box.top + box.bottom) / 2)
+        .sort((a, b) => a - b)
+        .filter((centre, i, all) => i === 0 || centre - all[i - 1] > 10).length)"""
+
+
+def test_at_a_desktop_width_each_navigation_row_is_one_line(page, site):
+    # The account row, then the campaign's row with all ten views an editor has.
+    from django.test import Client
+
+    from tests.factories import make_user
+
+    editor = Client()
+    editor.force_login(make_user(site.campaign.project, role="editor"))
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": editor.cookies["sessionid"].value, "url": site.url}]
+    )
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{site.url}/campaigns/{site.campaign.slug}/capacity/")
+    assert page.locator("nav.nav .nav-views a").count() == 10
+    assert page.evaluate(NAV_ROW_LINES) == [1, 1]
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate(NAV_ROW_LINES)[1] > 1  # a phone wraps the campaign's row (inside the bar, as above)

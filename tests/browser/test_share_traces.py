@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings
 
 from tests.browser.conftest import COLOURED_PIXELS
+from tests.browser.test_pages import download_csv, number
 from webapp.dashboard.views.traces import traced_runs
 from webapp.sharing.models import ShareLink
 from webapp.sharing.traces import traces_filters
@@ -34,4 +35,16 @@ def test_a_shared_trace_draws_its_frozen_series_for_an_anonymous_reader(page, si
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.screenshot(path=str(shots / f"traces-{width}.png"), full_page=True)
     assert page.locator("#trace-form").count() == 0  # read-only: no controls
+
+    # Each chart has CSV and PNG buttons like the dashboard's: the CSV holds the frozen buckets, unscaled.
+    embedded = page.evaluate("JSON.parse(document.getElementById('traces-data').textContent)")
+    first = embedded["series"][0]
+    assert first["id"] == ids[0] and len(first["points"]) > 10
+    rows = download_csv(page, page.locator("#shared-traces .chart-card").first)
+    assert [[row["time"], number(row["avg"]), number(row["min"]), number(row["max"])] for row in rows] == [
+        list(point) for point in first["points"]
+    ]
+    with page.expect_download() as info:
+        page.locator("#shared-traces .chart-card").first.locator("button[data-action=png]").click()
+    assert info.value.path().read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert site.console == [], site.console

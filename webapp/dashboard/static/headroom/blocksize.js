@@ -104,8 +104,8 @@
       return (!direction || p.direction === direction) && (p.family !== "latency" || p.stat === latencySelect.value);
     });
     document.getElementById("points-table").replaceChildren(P.table([
-    { key: "name", label: "Scenario" },
-    { key: "execution", label: "Execution" },
+    { key: "name", label: "Scenario", cellClass: "nowrap" },
+    { key: "execution", label: "Execution", cellClass: "nowrap" },
     { key: "size", label: "Block size", sort: function (v, row) { return row.block_bytes; } },
     { key: "family", label: "Figure" },
     { key: "direction", label: "Direction" },

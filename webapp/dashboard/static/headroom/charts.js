@@ -88,16 +88,18 @@
     return "rgba(" + ((value >> 16) & 255) + "," + ((value >> 8) & 255) + "," + (value & 255) + "," + alpha + ")";
   }
 
+  // Past the palette's eight colours, lines repeat a colour dashed so no two look alike.
   function colourDatasets(datasets, fillAlpha) {
     return (datasets || []).map(function (dataset, index) {
       const colour = PALETTE[index % PALETTE.length];
-      return Object.assign(
-        {
-          borderColor: colour,
-          backgroundColor: fillAlpha === 1 ? colour : withAlpha(colour, fillAlpha),
-        },
-        dataset
-      );
+      const defaults = {
+        borderColor: colour,
+        backgroundColor: fillAlpha === 1 ? colour : withAlpha(colour, fillAlpha),
+      };
+      if (index >= PALETTE.length) {
+        defaults.borderDash = [6, 4];
+      }
+      return Object.assign(defaults, dataset);
     });
   }
 
@@ -433,9 +435,12 @@
     const ratio = source.width / (source.clientWidth || source.width);
     const lineHeight = Math.round(18 * ratio);
     const top = lines.length ? lines.length * lineHeight + Math.round(10 * ratio) : 0;
+    // A narrow chart's legend is HTML under it (legend.js): its visible items go under the image.
+    const legend = (Headroom.legendItems ? Headroom.legendItems(chart) : []).filter(function (item) { return !item.hidden; });
+    const bottom = legend.length ? legend.length * lineHeight + Math.round(8 * ratio) : 0;
     const flat = document.createElement("canvas");
     flat.width = source.width;
-    flat.height = source.height + top;
+    flat.height = source.height + top + bottom;
     const context = flat.getContext("2d");
     context.fillStyle = "#ffffff";
     context.fillRect(0, 0, flat.width, flat.height);
@@ -445,6 +450,15 @@
       context.fillText(String(line), Math.round(8 * ratio), (i + 1) * lineHeight);
     });
     context.drawImage(source, 0, top);
+    const box = Math.round(10 * ratio);
+    context.font = Math.round(12 * ratio) + "px sans-serif";
+    legend.forEach(function (item, i) {
+      const y = top + source.height + (i + 1) * lineHeight;
+      context.fillStyle = typeof item.strokeStyle === "string" ? item.strokeStyle : "#1f2328";
+      context.fillRect(Math.round(8 * ratio), y - box, box, box);
+      context.fillStyle = "#1f2328";
+      context.fillText(String(item.text), Math.round(8 * ratio) + box * 1.6, y);
+    });
     const name = filename || "chart.png";
     flat.toBlob(function (blob) {
       if (!blob) {

@@ -229,12 +229,18 @@
     return parts.join(" · ") || "(all)";
   }
 
-  // Draws dataset.barText[i] above (or beside, for horizontal charts) each bar.
+  // Draws dataset.barText[i] above (or beside, for horizontal charts) each bar,
+  // past the end of its whisker (dataset.errorBars[i]) when it has one.
   const barLabels = {
     id: "barLabels",
     afterDatasetsDraw: function (chart) {
       const context = chart.ctx;
       const horizontal = chart.options.indexAxis === "y";
+      const valueScale = horizontal ? chart.scales.x : chart.scales.y;
+      function whiskerEnd(dataset, i) {
+        const range = dataset.errorBars && dataset.errorBars[i];
+        return range && range[1] !== null && range[1] !== undefined ? valueScale.getPixelForValue(range[1]) : null;
+      }
       context.save();
       context.font = "600 11px " + Chart.defaults.font.family;
       context.fillStyle = "#1f2328";
@@ -250,7 +256,12 @@
           }
           context.textAlign = horizontal ? "left" : "center";
           context.textBaseline = horizontal ? "middle" : "bottom";
-          context.fillText(text, horizontal ? bar.x + 4 : bar.x, horizontal ? bar.y : bar.y - 3);
+          const end = whiskerEnd(dataset, i);
+          if (horizontal) {
+            context.fillText(text, (end === null ? bar.x : Math.max(bar.x, end)) + 4, bar.y);
+          } else {
+            context.fillText(text, bar.x, (end === null ? bar.y : Math.min(bar.y, end)) - 3);
+          }
         });
       });
       context.restore();

@@ -1,6 +1,6 @@
 /*
  * Shared trace view: one read-only chart per frozen counter series, from the buckets embedded in the
- * page (no API call). Times on a linear axis of milliseconds, labelled in UTC; bytes per second as MB/s.
+ * page (no API call), each with CSV and PNG buttons. Times on a linear axis of milliseconds, labelled in UTC; bytes per second as MB/s.
  */
 (function () {
   "use strict";
@@ -27,22 +27,18 @@
       return s.points.map(function (p) { return { x: Date.parse(p[0]), y: p[i] === null ? null : p[i] * unit.scale }; });
     };
     var title = s.path;
-    var canvas = document.createElement("canvas");
-    canvas.setAttribute("role", "img");
+    // The same card as the dashboard's traces: CSV (the counter's own unit) and PNG buttons.
+    var card = window.HeadroomPages.chartCard(slot, {
+      title: title, heading: "h3", size: "short",
+      filename: "trace-" + s.counter.replace(/[^A-Za-z0-9]+/g, "-") + "-" + s.id + ".csv",
+      caption: function () { return [title, document.getElementById("trace-range").textContent.trim().replace(/\s+/g, " ")]; }
+    });
+    var canvas = card.canvas;
     canvas.setAttribute("aria-label", "Trace of " + title);
     canvas.setAttribute("data-series", String(s.id));
-    var box = document.createElement("div");
-    box.className = "chart-box";
-    box.appendChild(canvas);
-    var heading = document.createElement("h3");
-    heading.textContent = title;
-    var card = document.createElement("section");
-    card.className = "card chart-card";
-    card.appendChild(heading);
-    card.appendChild(box);
-    slot.appendChild(card);
+    if (unit.scale !== 1) { card.note.textContent = "CSV in the counter's own unit"; }
     var colour = H.PALETTE[index % H.PALETTE.length];
-    H.lineChart(canvas, {
+    card.draw(function () { return H.lineChart(canvas, {
       datasets: [
         { label: "average", data: at(1), borderColor: colour, backgroundColor: colour, pointRadius: 0 },
         { label: "minimum", data: at(2), pointRadius: 0, borderWidth: 0, borderColor: "rgba(0,0,0,0)",
@@ -52,7 +48,7 @@
       ],
       xLabel: "time (UTC)", yLabel: s.counter + (unit.unit ? " (" + unit.unit + ")" : ""), zoom: false,
       options: { scales: { x: { ticks: { maxTicksLimit: 6, callback: function (v) { return when(v); } } } } }
-    });
+    }); }, ["time", "avg", "min", "max"], s.points);
   });
   document.body.setAttribute("data-traces", String(data.series.length));
 })();
