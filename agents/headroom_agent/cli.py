@@ -8,6 +8,7 @@ the exit codes and ``README.md`` for the commands.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, Callable
@@ -58,6 +59,38 @@ def _tag_options() -> argparse.ArgumentParser:
     group.add_argument("--host", help="host name (default: this machine's name)")
     group.add_argument("--role", choices=ROLES, help="client or server (default client)")
     return parent
+
+
+# A scenario pair's key: a dimension name, then "=".
+_PAIR = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")
+
+
+def split_scenario_pairs(argv: Sequence[str]) -> list[str]:
+    """``--scenario a=1 b=2 FILE ...`` -> ``--scenario=a=1 --scenario=b=2 FILE ...``.
+
+    The pairs after ``--scenario`` end at the first word that is not
+    KEY=VALUE, so files may follow them, as the dashboard's examples write
+    them (argparse's ``nargs="+"`` would swallow the files too). Nothing
+    after ``--`` is touched.
+    """
+    out: list[str] = []
+    taking = False
+    for index, word in enumerate(argv):
+        if taking and _PAIR.match(word):
+            out.append(f"--scenario={word}")
+            continue
+        if taking and not (out and out[-1].startswith("--scenario=")):
+            raise ValueError(
+                f"--scenario takes KEY=VALUE pairs, e.g. --scenario smb_dialect=3.02; got {word!r}"
+            )
+        taking = word == "--scenario"
+        if word == "--":
+            return out + list(argv[index:])
+        if not taking:
+            out.append(word)
+    if taking and not (out and out[-1].startswith("--scenario=")):
+        raise ValueError("--scenario takes KEY=VALUE pairs, e.g. --scenario smb_dialect=3.02")
+    return out
 
 
 def _upload_options(parser: argparse.ArgumentParser) -> None:
@@ -308,7 +341,12 @@ NEEDS_SERVER = ("upload", "sample", "time", "step", "watch", "flush", "campaign"
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    try:
+        words = split_scenario_pairs(sys.argv[1:] if argv is None else argv)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args = parser.parse_args(words)
     try:
         settings = resolve(_flags(args))
         if args.command in NEEDS_SERVER and not (args.command == "flush" and args.list):

@@ -50,6 +50,33 @@ def test_it_sends_the_file_and_its_tags_gzipped(agent_home: AgentHome, sink: Sin
     assert agent_home.pending() == []
 
 
+def test_files_may_follow_the_scenario_pairs_as_the_uploads_page_writes_them(
+    agent_home: AgentHome, sink: Sink
+) -> None:
+    # The dashboard's example: headroom-agent upload --wait --scenario smb_dialect=3.02 av=off FILE...
+    other = FIXTURES / "perfmon_csv" / "waflia_DataCollector01_ruRU_cp1251.csv"
+    code = main(
+        ["upload", "--server", sink.url, "--token", "t", "--campaign", "c"]
+        + ["--scenario", "smb_dialect=3.02", "av=off", str(PERFMON), str(other)]
+    )
+    assert code == 0
+    sent = [form_parts(request) for request in sink.posts("/api/v1/uploads")]
+    assert [parts["file"][0] for parts in sent] == [PERFMON.name, other.name]
+    assert all(json.loads(parts["scenario"][1]) == {"av": "off", "smb_dialect": "3.02"} for parts in sent)
+
+
+def test_a_scenario_flag_without_a_pair_is_a_usage_error(
+    agent_home: AgentHome, sink: Sink, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["upload", "--server", sink.url, "--token", "t", "--campaign", "c", "--scenario", str(PERFMON)])
+    assert stopped.value.code == 2
+    assert f"--scenario takes KEY=VALUE pairs, e.g. --scenario smb_dialect=3.02; got {str(PERFMON)!r}" in (
+        capsys.readouterr().err
+    )
+    assert sink.posts("/api/v1/uploads") == []
+
+
 def test_preparing_a_file_spools_a_gzipped_request_per_call(tmp_path: Path) -> None:
     spool = Spool(tmp_path / "spool")
     meta = UploadMeta(campaign="c", scenario={}, host="h", role="client")
