@@ -7,6 +7,10 @@ import io
 
 import pytest
 
+from tests.ingest import ingest_path
+from tests.paths import FIXTURES
+from webapp.core.models import Run
+
 pytestmark = pytest.mark.browser
 
 CHART_OF = """canvas => {
@@ -42,4 +46,35 @@ def test_network_bytes_read_in_mb_per_s_and_load_steps_are_marked(page, site):
         network.locator("button[data-action=csv]").click()
     rows = list(csv.DictReader(io.StringIO(info.value.path().read_text(encoding="utf-8"))))
     assert max(float(r["avg"]) for r in rows if r["avg"]) > 5_000_000
+    assert site.console == [], site.console
+
+
+WIDE_LOG = FIXTURES / "perfmon_csv" / "iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv"
+
+
+def test_a_run_with_thousands_of_counters_gets_a_filter_and_a_list_that_scrolls(page, site):
+    upload = ingest_path(site.campaign, WIDE_LOG, host="WIDE01", role="server", run="wide", scenario={})
+    assert upload.status == "stored", upload.error
+    run = Run.objects.get(campaign=site.campaign, name="wide")
+    # The log's counter columns that hold a sample (one of its 2,632 is blank throughout).
+    header, *rows = csv.reader(io.StringIO(WIDE_LOG.read_text(encoding="utf-8-sig")))
+    counters = sum(1 for i in range(1, len(header)) if any(row[i].strip() for row in rows if len(row) > i))
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{site.url}/campaigns/{site.campaign.slug}/traces/?run={run.pk}")
+    page.wait_for_selector("body[data-state=ready]")
+    labels = page.locator("#series-list label.check")
+    assert labels.count() == counters == 2631
+    assert page.locator("#series-count").inner_text() == f"{counters} of {counters} shown · 4 ticked"
+    box = page.locator("#series-list").bounding_box()
+    assert box is not None and box["height"] < 400  # the list scrolls inside its card
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1440
+
+    page.fill("#series-filter", "processor _total")
+    shown = [text.lower() for text in page.locator("#series-list label.check:visible").all_inner_texts()]
+    assert shown and all("processor" in text and "_total" in text for text in shown)
+    assert page.locator("#series-count").inner_text() == f"{len(shown)} of {counters} shown · 4 ticked"
+    # Hidden by the filter is not unticked: the charts stay.
+    assert page.locator("#slot-traces .chart-card").count() == 4
+    page.fill("#series-filter", "")
+    assert labels.locator("visible=true").count() == counters
     assert site.console == [], site.console

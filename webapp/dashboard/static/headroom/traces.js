@@ -247,6 +247,26 @@
     }));
   }
 
+  const FILTER_FROM = 12;
+  const filter = document.getElementById("series-filter");
+
+  function countShown() {
+    const labels = list.querySelectorAll("label.check");
+    const shown = Array.from(labels).filter(function (label) { return !label.hidden; }).length;
+    document.getElementById("series-count").textContent = shown + " of " + labels.length + " shown · " +
+      selected().length + " ticked";
+  }
+
+  // Every word typed must appear in the counter's name (object, instance, counter, host).
+  function applyFilter() {
+    const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    list.querySelectorAll("label.check").forEach(function (label) {
+      const text = label.getAttribute("data-name");
+      label.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; });
+    });
+    countShown();
+  }
+
   async function start() {
     const body = await P.fetchJson(base + "/series");
     series = body.series.slice().sort(function (a, b) { return rank(a) - rank(b); });
@@ -257,9 +277,16 @@
     if (address.get("start") && address.get("end")) range = { start: address.get("start"), end: address.get("end") };
     series.forEach(function (s) {
       const box = P.el("input", { type: "checkbox", value: s.id, checked: chosen.indexOf(s) >= 0 });
-      box.addEventListener("change", refresh);
-      list.appendChild(P.el("label", { className: "check" }, [box, " " + name(s)]));
+      box.addEventListener("change", function () { refresh(); countShown(); });
+      list.appendChild(P.el("label", { className: "check", "data-name": name(s).toLowerCase() }, [box, " " + name(s)]));
     });
+    if (series.length > FILTER_FROM) {
+      // A real perfmon log can hold thousands of counters: filter them, in a list that scrolls.
+      document.getElementById("series-filter-row").hidden = false;
+      list.classList.add("long");
+      filter.addEventListener("input", applyFilter);
+      countShown();
+    }
     const cpu = series.find(function (s) { return PRIORITY[0].test(s.counter); }) || series[0];
     const io = series.find(function (s) { return PRIORITY[1].test(s.counter); }) || series[1] || series[0];
     options(xSelect, cpu && cpu.id);
