@@ -16,6 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -236,16 +238,19 @@ class ServerProcess:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
+        # Answering, not only listening: gunicorn listens before its worker has booted.
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while (left := deadline - time.monotonic()) > 0:
             if self.process.poll() is not None:
                 raise AssertionError(f"the server exited at start; see {self.log}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=left):
                     return
+            except urllib.error.HTTPError:
+                return  # an answer (503 without a worker heartbeat)
             except OSError:
                 time.sleep(0.1)
-        raise AssertionError(f"the server did not listen on {self.port} within {timeout} s; see {self.log}")
+        raise AssertionError(f"the server did not answer on {self.port} within {timeout} s; see {self.log}")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

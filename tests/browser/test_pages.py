@@ -41,8 +41,15 @@ def assert_fits_and_clean(page, site) -> None:
     assert site.console == [], site.console  # no script errors, no CSP violations, no missing files
 
 
+def sized(page) -> None:
+    """Wait for the capacity page's sizing, which it asks for after the page is ready (capacity_more.js)."""
+    page.wait_for_selector("#sizing-table td.servers")
+    page.wait_for_function("() => Chart.getChart(document.querySelector('#slot-servers canvas'))")
+
+
 def test_the_capacity_planner_draws_and_the_threshold_changes_the_answer(page, site):
     open_page(page, site, "/campaigns/demo/capacity/")
+    sized(page)
     pixels = drawn(page)
     assert len(pixels) == 1 + 1 + 1 + 5  # the bars, servers needed, the overview, five scenarios
     assert all(count > 300 for count in pixels), pixels
@@ -181,6 +188,7 @@ def test_tables_sort_and_pages_print_without_controls(page, site):
         )
         assert_fits_and_clean(page, site)
     open_page(page, site, "/campaigns/demo/capacity/")
+    sized(page)
     page.emulate_media(media="print")
     assert page.locator("nav.nav").is_hidden() and page.locator("#capacity-form").is_hidden()
     assert page.locator("button[data-action=csv]").first.is_hidden()

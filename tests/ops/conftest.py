@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import database_url
+from tests.conftest import database_url, wait_for
 from tests.paths import REPO
 from webapp.core.models import Campaign, Upload
 from webapp.launcher import worker_command
@@ -78,6 +78,8 @@ def worker_pool(transactional_db, settings, tmp_path) -> Iterator[list[Worker]]:
                     stderr=subprocess.STDOUT,
                 )
             workers.append(Worker(name=name, process=process, log=log))
+        # Both consuming before any work is sent: a worker still starting gets no share of it.
+        wait_for(lambda: all(f"{w.name} ready." in w.log.read_text() for w in workers), timeout=60)
         yield workers
     finally:
         for worker in workers:

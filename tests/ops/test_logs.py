@@ -109,7 +109,9 @@ def test_it_logs_json_from_gunicorn_and_its_access_log(tmp_path: Path):
         deadline = time.monotonic() + 30
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5)
+                # Once gunicorn listens, the request waits for its worker to boot: a short
+                # timeout would send it again, and the access log would hold two lines.
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=60)
                 break
             except urllib.error.HTTPError:
                 break  # 503 without a worker heartbeat: still an answer

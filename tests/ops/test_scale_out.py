@@ -27,6 +27,8 @@ pytestmark = [pytest.mark.integration]
 SUCCEEDED = re.compile(
     r"Task workers\.tasks\.ingest_upload\[([0-9a-f-]+)\] succeeded in [0-9.e-]+s: 'stored'"
 )
+RECEIVED = re.compile(r"Task workers\.tasks\.ingest_upload\[([0-9a-f-]+)\] received")
+ENDED = re.compile(r"Task workers\.tasks\.ingest_upload\[([0-9a-f-]+)\] (succeeded|retry|raised)")
 
 
 def timings_csv(index: int) -> bytes:
@@ -44,6 +46,19 @@ def task_ids_by_worker(workers) -> dict[str, list[str]]:
         assert all({"time", "level", "logger", "message"} <= set(r) for r in records)
         done[worker.name] = [m.group(1) for r in records if (m := SUCCEEDED.search(r["message"]))]
     return done
+
+
+def logged_every_task(workers) -> bool:
+    """Each worker's log has the outcome of every task it received (and some worker stored one).
+
+    A task stores its upload before it returns, and the worker logs the
+    outcome after that: an upload can be final before its line is written.
+    """
+    for worker in workers:
+        text = worker.log.read_text()
+        if {m.group(1) for m in RECEIVED.finditer(text)} - {m.group(1) for m in ENDED.finditer(text)}:
+            return False
+    return sum(map(len, task_ids_by_worker(workers).values())) >= 1
 
 
 def final(ids: list[int]) -> bool:
@@ -76,7 +91,7 @@ def test_two_workers_share_one_queue_and_store_each_upload_once(worker_pool):
         )
         assert dict(cursor.fetchall()) == dict.fromkeys(ids, 5)
 
-    wait_for(lambda: sum(map(len, task_ids_by_worker(worker_pool).values())) >= 1, timeout=10)
+    wait_for(lambda: logged_every_task(worker_pool), timeout=30)
     done = task_ids_by_worker(worker_pool)
     a, b = (done[w.name] for w in worker_pool)
     assert a and b, f"one worker did everything: {Counter({k: len(v) for k, v in done.items()})}"

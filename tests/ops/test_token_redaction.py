@@ -78,7 +78,9 @@ def test_gunicorn_and_django_logs_carry_no_share_token(tmp_path: Path, log_forma
         for token in (live, revoked, "hs_" + "guessed" * 5):
             while True:
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{token}/", timeout=10) as reply:
+                    # Long enough for gunicorn's worker to boot: a request timed out here would be
+                    # sent again, and logged twice.
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{token}/", timeout=60) as reply:
                         statuses.append(reply.status)
                     break
                 except urllib.error.HTTPError as exc:

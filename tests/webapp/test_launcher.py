@@ -178,13 +178,21 @@ from webapp import launcher
 
 pids, child, marker, ending = sys.argv[1:5]
 atexit.register(Path(marker).write_text, "atexit ran")
+# A child that ends with 3 once the other three have written their pids (within 30 s).
+ENDS = (
+    "import pathlib, sys, time\\n"
+    "pids, deadline = pathlib.Path(sys.argv[1]), time.monotonic() + 30\\n"
+    "while time.monotonic() < deadline and not (pids.exists() and len(pids.read_text().split()) >= 3):\\n"
+    "    time.sleep(0.05)\\n"
+    "raise SystemExit(3)\\n"
+)
 
 
 def setup(procs):
     procs.append(launcher.start([sys.executable, child, pids, "fork"], {}))
     procs.append(launcher.start([sys.executable, child, pids, "polite"], {}))
     if ending == "child-exits":
-        procs.append(launcher.start([sys.executable, "-c", "import time; time.sleep(1.5); raise SystemExit(3)"], {}))
+        procs.append(launcher.start([sys.executable, "-c", ENDS, pids], {}))
 
 
 sys.exit(launcher.serve(setup, grace=1.0))
