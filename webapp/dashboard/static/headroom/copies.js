@@ -23,6 +23,18 @@
     return [c.dataset || "(data set not given)", c.options].filter(Boolean);
   }
 
+  // Axis labels keep a long path's start and its end (the folder that tells copies apart);
+  // tooltips and the CSV keep it whole.
+  const LABEL_CHARS = 44;
+  function shortened(text) {
+    const line = String(text);
+    return line.length <= LABEL_CHARS ? line : line.slice(0, 12) + "…" + line.slice(line.length - (LABEL_CHARS - 13));
+  }
+  function shortTicks(value) {
+    const full = this.getLabelForValue(value);
+    return Array.isArray(full) ? full.map(shortened) : shortened(full);
+  }
+
   const techniques = configs.map(function (c) { return c.technique; })
     .filter(function (t, i, all) { return all.indexOf(t) === i; });
   const timed = configs.filter(function (c) { return c.mean_s !== null; });
@@ -48,7 +60,8 @@
             skipNull: true,
           };
         }),
-        options: { layout: { padding: { right: 140 } }, plugins: { legend: { display: true } } },
+        options: { layout: { padding: { right: 140 } }, plugins: { legend: { display: true } },
+          scales: { y: { ticks: { callback: shortTicks } } } },
       });
     }, ["technique", "dataset", "options", "rounds", "mean_s", "stdev_s", "min_s", "max_s"], timed.map(function (c) {
       return { technique: c.technique, dataset: c.dataset, options: c.options, rounds: c.n, mean_s: c.mean_s,
@@ -59,8 +72,8 @@
   const time = function (v) { return duration(v); };
   document.getElementById("times-table").replaceChildren(P.table([
     { key: "technique", label: "Technique" },
-    { key: "dataset", label: "Data set" },
-    { key: "options", label: "Options", cellClass: "mono" },
+    { key: "dataset", label: "Data set", cellClass: "path" },
+    { key: "options", label: "Options", cellClass: "mono path" },
     { key: "n", label: "Rounds", num: true },
     { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap" },
     { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap" },
@@ -84,14 +97,14 @@
           { label: "average", data: cpu.map(function (r) { return r.avg; }) },
           { label: "maximum", data: cpu.map(function (r) { return r.max; }) },
         ],
-        options: { scales: { y: { max: 100 } }, plugins: { legend: { display: true } } },
+        options: { scales: { y: { max: 100 }, x: { ticks: { callback: shortTicks } } }, plugins: { legend: { display: true } } },
       });
     }, ["technique", "dataset", "options", "host", "role", "resource", "avg", "max", "samples"], cpu);
   }
   if (resources.length) {
     document.getElementById("resources-table").replaceChildren(P.table([
       { key: "technique", label: "Technique" },
-      { key: "dataset", label: "Data set" },
+      { key: "dataset", label: "Data set", cellClass: "path" },
       { key: "host", label: "Host" },
       { key: "role", label: "Role" },
       { key: "resource", label: "Counter" },
@@ -106,7 +119,7 @@
   if (data.figures.length) {
     document.getElementById("figures-table").replaceChildren(P.table([
       { key: "technique", label: "Technique" },
-      { key: "dataset", label: "Data set" },
+      { key: "dataset", label: "Data set", cellClass: "path" },
       { key: "metric", label: "Figure" },
       { key: "subject", label: "Subject" },
       { key: "mean", label: "Mean", num: true, format: function (v) { return P.fmt(v, 2); } },
