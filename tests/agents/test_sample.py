@@ -81,12 +81,14 @@ def test_it_sends_batches_on_schedule(
             "server",
             "--scenario",
             "av=on",
+            # Ticks a quarter second apart: a stall of one interval (a busy CI machine
+            # fsyncing the spool) would skip a tick, and this test counts them.
             "--interval",
-            "0.1",
+            "0.25",
             "--duration",
-            "1",
+            "2.5",
             "--batch",
-            "0.45",
+            "1.1",
         ]
     )
     assert code == 0
