@@ -41,7 +41,15 @@ def test_a_long_source_path_wraps_in_the_table_and_is_shortened_on_the_axis(page
     axis = page.locator("#slot-times canvas").evaluate(AXIS)
     ours = axis["full"].index(next(label for label in axis["full"] if label[0] == SOURCE))
     shown = axis["ticks"][ours]
-    assert shown[0] == SOURCE[:12] + "…" + SOURCE[-31:]
+    assert shown[0] == SOURCE[:11] + "…" + SOURCE[-32:]
     assert all(len(line) <= 44 for tick in axis["ticks"] for line in tick)
     assert axis["left"] < 1440 / 2  # the bars keep most of the width
+
+    # A phone leaves the axis less room: shorter labels, still start and end.
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.reload()
+    page.wait_for_selector("body[data-state=ready]")
+    phone = page.locator("#slot-times canvas").evaluate(AXIS)
+    assert phone["ticks"][ours][0] == SOURCE[:6] + "…" + SOURCE[-15:]
+    assert all(len(line) <= 22 for tick in phone["ticks"] for line in tick)
     assert site.console == [], site.console

@@ -22,6 +22,7 @@ from webapp.api.errors import ApiError
 from webapp.api.sizing import sizing_body
 from webapp.core.models import DIMENSIONS, Scenario
 from webapp.sharing import answer
+from webapp.sharing.copies import copies_section
 from webapp.sharing.models import ShareLink
 from webapp.sharing.studies import p_text, study_tables, value_text
 from webapp.sharing.traces import traces_section
@@ -232,6 +233,7 @@ def build(link: ShareLink) -> dict[str, Any]:
     if view == ShareLink.View.BLOCKSIZE:
         context["studies"] = study_tables(campaign, lambda row: row["tool"] in ("diskspd", "fio"))
     if view == ShareLink.View.COPIES:
+        context["copies"] = copies_section(campaign)
         context["studies"] = study_tables(campaign, _is_copy)
     if view == ShareLink.View.TRACES:
         context["traces"] = traces_section(campaign, link.filters)

@@ -3,6 +3,7 @@
  * Capacity: bars with their values and interval whiskers (hollow when not reached, one colour
  * per value of the frozen colour dimension, else one per scenario), and the counter against users
  * with the threshold line, coloured alike. Compare: the factors of the comparisons shown.
+ * Copies: the mean time to complete per configuration.
  */
 (function () {
   "use strict";
@@ -103,6 +104,35 @@
       H.downloadPng(factors, "factors.png", [document.querySelector("h2").textContent]);
     });
   }
+  var copies = read("copies-data");
+  if (copies && copies.length && document.getElementById("copies-chart")) {
+    var hours = Math.max.apply(null, copies.map(function (r) { return r.mean_s; })) > 3 * 3600;
+    var unit = hours ? 3600 : 60;
+    var copiesBox = document.getElementById("copies-chart").parentElement;
+    copiesBox.style.height = Math.max(240, 90 + copies.length * 56) + "px";
+    // Data set and options on their own lines; a long path keeps its start and end (shorter on a phone).
+    var most = copiesBox.clientWidth < 560 ? 22 : 44;
+    var head = Math.round(most / 4);
+    var times = H.barChart("copies-chart", {
+      labels: copies.map(function (r) {
+        return [r.technique, r.dataset, r.options].filter(Boolean).map(function (line) {
+          return line.length > most ? line.slice(0, head) + "…" + line.slice(line.length - (most - head - 1)) : line;
+        });
+      }),
+      datasets: [{ label: "mean time to complete", data: copies.map(function (r) { return r.mean_s / unit; }),
+        barText: copies.map(function (r) { return r.mean; }), maxBarThickness: 40 }],
+      horizontal: true, xLabel: "mean time to complete (" + (hours ? "hours" : "minutes") + ")",
+      options: { layout: { padding: { right: 72 } } }
+    });
+    document.getElementById("copies-png").addEventListener("click", function () {
+      H.downloadPng(times, "time-to-complete.png", ["Time to complete", document.querySelector("h1").textContent]);
+    });
+    document.getElementById("copies-csv").addEventListener("click", function () {
+      H.downloadCsv("time-to-complete.csv", ["technique", "dataset", "options", "rounds", "mean_s"],
+        copies.map(function (r) { return [r.technique, r.dataset, r.options, r.rounds, r.mean_s]; }));
+    });
+  }
+
   H.sortableTables(document);
   document.body.setAttribute("data-state", "ready");
 })();
