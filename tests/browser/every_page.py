@@ -50,6 +50,8 @@ def every_page(site: Site) -> list[Page]:
         ("share-overview", ShareLink.issue(site.campaign, "overview", {})[1]),
         ("share-capacity", ShareLink.issue(site.campaign, "capacity", report.capacity_filters({}))[1]),
         ("share-compare", ShareLink.issue(site.campaign, "compare", {})[1]),
+        ("share-blocksize", ShareLink.issue(site.campaign, "blocksize", {})[1]),
+        ("share-copies", ShareLink.issue(site.campaign, "copies", {})[1]),
     ]
     return [
         *(Page(name, path, True) for name, path in SIGNED_IN),

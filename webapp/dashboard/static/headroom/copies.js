@@ -25,15 +25,10 @@
 
   // Axis labels keep a long path's start and its end (the folder that tells copies apart);
   // tooltips and the CSV keep it whole.
-  function shortened(text, most) {
-    const line = String(text);
-    const head = Math.round(most / 4);
-    return line.length <= most ? line : line.slice(0, head) + "…" + line.slice(line.length - (most - head - 1));
-  }
   function shortTicks(value) {
     const full = this.getLabelForValue(value);
     const most = this.chart.width < 560 ? 22 : 44; // a phone leaves the axis a quarter of 390 px
-    return Array.isArray(full) ? full.map(function (line) { return shortened(line, most); }) : shortened(full, most);
+    return Array.isArray(full) ? full.map(function (line) { return P.middleCut(line, most); }) : P.middleCut(full, most);
   }
 
   const techniques = configs.map(function (c) { return c.technique; })

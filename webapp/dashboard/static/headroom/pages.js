@@ -9,6 +9,7 @@
  *   HeadroomPages.fmt(value, digits)    "1,234.5"; "—" for null
  *   HeadroomPages.varyingDims(list)     dimension keys whose values differ across scenarios
  *   HeadroomPages.shortLabel(dims, keys)
+ *   HeadroomPages.middleCut(text, most) a long path as its start, "…" and its end, at most `most` characters
  *   HeadroomPages.barLabels             Chart.js plugin (registered for every chart): draws
  *                                       dataset.barText[i] above each bar, beside it when horizontal
  *
@@ -297,6 +298,13 @@
     labelScrollArea(wrap);
   });
 
+  // Paths differ at their end (the folder) and are recognised by their start (the drive): keep both.
+  function middleCut(text, most) {
+    const line = String(text);
+    const head = Math.round(most / 4);
+    return line.length <= most ? line : line.slice(0, head) + "…" + line.slice(line.length - (most - head - 1));
+  }
+
   global.HeadroomPages = {
     el: el,
     pageData: pageData,
@@ -306,6 +314,7 @@
     table: table,
     varyingDims: varyingDims,
     shortLabel: shortLabel,
+    middleCut: middleCut,
     barLabels: barLabels,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

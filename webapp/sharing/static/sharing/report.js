@@ -112,11 +112,10 @@
     copiesBox.style.height = Math.max(240, 90 + copies.length * 56) + "px";
     // Data set and options on their own lines; a long path keeps its start and end (shorter on a phone).
     var most = copiesBox.clientWidth < 560 ? 22 : 44;
-    var head = Math.round(most / 4);
     var times = H.barChart("copies-chart", {
       labels: copies.map(function (r) {
         return [r.technique, r.dataset, r.options].filter(Boolean).map(function (line) {
-          return line.length > most ? line.slice(0, head) + "…" + line.slice(line.length - (most - head - 1)) : line;
+          return window.HeadroomPages.middleCut(line, most);
         });
       }),
       datasets: [{ label: "mean time to complete", data: copies.map(function (r) { return r.mean_s / unit; }),
