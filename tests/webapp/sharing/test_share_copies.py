@@ -23,9 +23,9 @@ LOG = FIXTURES / "robocopy" / "ripvannwinkler_robocopy_NFL_MT16.log"
 def started_ended_source(text: str) -> tuple[float, str]:
     """Seconds from the log's Started to its Ended line, and its Source."""
     stamp = "%A, %B %d, %Y %I:%M:%S %p"
-    started = datetime.strptime(re.search(r"Started : (.+)", text).group(1).strip(), stamp)  # type: ignore[union-attr]
-    ended = datetime.strptime(re.search(r"Ended : (.+)", text).group(1).strip(), stamp)  # type: ignore[union-attr]
-    source = re.search(r"Source : (.+)", text).group(1).strip()  # type: ignore[union-attr]
+    started = datetime.strptime(re.search(r"Started : (.+)", text).group(1).strip(), stamp)
+    ended = datetime.strptime(re.search(r"Ended : (.+)", text).group(1).strip(), stamp)
+    source = re.search(r"Source : (.+)", text).group(1).strip()
     return (ended - started).total_seconds(), source
 
 
@@ -46,7 +46,7 @@ def test_the_copies_link_shows_time_to_complete_per_copy(client):
     assert "/MT:16" in cells[1]
     data = json.loads(
         re.search(r'<script id="copies-data" type="application/json">(.*?)</script>', page).group(1)
-    )  # type: ignore[union-attr]
+    )
     assert [(r["technique"], r["mean_s"], r["rounds"]) for r in data] == [("robocopy", seconds, 1)]
 
 
