@@ -23,6 +23,7 @@ SIGNED_IN = (
     ("new-campaign", "/campaigns/new"),
     ("share-links", "/campaigns/demo/shares/"),
     ("tokens", "/accounts/projects/demo/tokens/"),
+    ("members", "/accounts/projects/demo/members/"),
     ("projects", "/accounts/projects/"),  # with the form that creates a project (staff)
     ("account", "/accounts/password/"),
 )

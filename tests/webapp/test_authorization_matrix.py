@@ -56,6 +56,8 @@ def row(anon, viewer, editor, owner, other, agent, agent_b, share=None):
 MEMBER_PAGE = row(302, 200, 200, 200, 404, 302, 302)
 EDITOR_PAGE = row(302, 404, 200, 200, 404, 302, 302)
 EDITOR_ACTION = row(302, 404, 302, 302, 404, 302, 302)
+OWNER_PAGE = row(302, 404, 404, 200, 404, 302, 302)
+OWNER_ACTION = row(302, 404, 404, 302, 404, 302, 302)
 SIGNED_IN = row(302, 200, 200, 200, 200, 302, 302)
 PUBLIC = row(200, 200, 200, 200, 200, 200, 200)
 API_READ = row(401, 200, 200, 200, 404, 200, 404)
@@ -95,6 +97,10 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "password_reset_complete": ("get", PUBLIC),
     "projects": ("get", SIGNED_IN),
     "new-project": ("post", row(302, 403, 403, 403, 403, 302, 302)),  # staff only
+    "members": ("get", OWNER_PAGE),
+    "add-member": ("post", OWNER_ACTION),
+    "member-role": ("post", OWNER_ACTION),
+    "remove-member": ("post", OWNER_ACTION),
     "tokens": ("get", EDITOR_PAGE),
     "create-token": ("post", EDITOR_ACTION),
     "revoke-token": ("post", EDITOR_ACTION),
@@ -191,6 +197,7 @@ def world(client, settings):
         "users": users,
         "tokens": {"agent": plain_a, "agent_b": plain_b},
         "token_id": token_a.pk,
+        "member_id": users["viewer"].memberships.get().pk,
         "link_id": link_id,
         "shares": shares,
         "series": series,
@@ -207,6 +214,7 @@ def url_for(route: str, world, caller: str) -> str:
         "<int:upload_id>": str(world["upload"].pk),
         "<run_id>": str(world["upload"].run_id),
         "<int:token_id>": str(world["token_id"]),
+        "<int:member_id>": str(world["member_id"]),
         "<int:link_id>": str(world["link_id"]),
         "<uidb64>": "MQ",
         "<token>": "set-password",

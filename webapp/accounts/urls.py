@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from webapp.accounts import project_views, views
+from webapp.accounts import members, project_views, views
 
 app_name = "accounts"
 urlpatterns = [
@@ -38,6 +38,10 @@ urlpatterns = [
     ),
     path("projects/", views.projects, name="projects"),
     path("projects/new", project_views.new_project, name="new-project"),
+    path("projects/<slug:slug>/members/", members.members, name="members"),
+    path("projects/<slug:slug>/members/add", members.add_member, name="add-member"),
+    path("projects/<slug:slug>/members/<int:member_id>/role", members.change_role, name="member-role"),
+    path("projects/<slug:slug>/members/<int:member_id>/remove", members.remove_member, name="remove-member"),
     path("projects/<slug:slug>/tokens/", views.tokens, name="tokens"),
     path("projects/<slug:slug>/tokens/new", views.create_token, name="create-token"),
     path("projects/<slug:slug>/tokens/<int:token_id>/revoke", views.revoke_token, name="revoke-token"),
