@@ -23,9 +23,23 @@ def test_the_page_shows_status_parser_rows_and_located_errors(client):
     )
     client.force_login(make_user(campaign.project))
     html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
-    assert f"<td>{good.rows}</td>" in html and "perfmon_csv" in html
+    assert (
+        f'<td class="num" data-sort-value="{good.rows}">{good.rows:,}</td>' in html and "perfmon_csv" in html
+    )
     assert bad.status == "failed"
     assert f"(line {bad.error['line']}, column {bad.error['column']})" in html
+
+
+def test_row_counts_read_with_thousands_separators(client):
+    campaign = make_campaign()
+    big = ingest_path(
+        campaign, FIXTURES / "perfmon_csv" / "rajitharul_perfmon_SriLanka_1.2MB.csv", host="FS02"
+    )
+    assert big.status == "stored" and big.rows >= 1000
+    client.force_login(make_user(campaign.project))
+    html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
+    assert f'<td class="num" data-sort-value="{big.rows}">{big.rows:,}</td>' in html
+    assert "," in f"{big.rows:,}"
 
 
 def test_an_editor_can_reparse_an_upload(client):
