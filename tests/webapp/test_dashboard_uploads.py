@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 
@@ -28,6 +30,21 @@ def test_the_page_shows_status_parser_rows_and_located_errors(client):
     )
     assert bad.status == "failed"
     assert f"(line {bad.error['line']}, column {bad.error['column']})" in html
+
+
+def test_each_upload_says_what_it_was_sent_with(client):
+    campaign = make_campaign()
+    ingest_path(
+        campaign, PERFMON, host="FS01", role="server", scenario={"av": "on"}, step=40, timezone="Asia/Kolkata"
+    )
+    timings = (
+        b'[{"name": "logon", "started_at": "2015-06-01T10:00:00Z", "duration_ms": 1000, "repetition": 1}]'
+    )
+    ingest_bytes(campaign, timings, host="C1", filename="logon.json", scenario={"av": "off"})
+    client.force_login(make_user(campaign.project))
+    html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
+    tags = re.findall(r'<span class="muted small upload-tags">(.*?)</span>', html)
+    assert tags == ["client · av=off", "server · av=on · step 40 users · Asia/Kolkata"]  # newest first
 
 
 def test_row_counts_read_with_thousands_separators(client):
