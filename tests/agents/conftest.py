@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -27,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.paths import REPO
+from tests.ports import free_port
 
 AGENTS = REPO / "agents"
 if str(AGENTS) not in sys.path:
@@ -125,13 +125,6 @@ def run_agent(agent_home: AgentHome) -> AgentRunner:
         return AgentResult(done.returncode, done.stdout, done.stderr)
 
     return run
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass

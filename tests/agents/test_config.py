@@ -11,7 +11,8 @@ import pytest
 from headroom_agent import config
 from headroom_agent.cli import main
 
-from tests.agents.conftest import AgentHome, Sink, free_port
+from tests.agents.conftest import AgentHome, Sink
+from tests.ports import free_port
 
 
 def test_it_uses_the_config_file_written_by_configure(agent_home: AgentHome, sink: Sink) -> None:

@@ -26,11 +26,11 @@ from tests.agents.conftest import (
     AgentRunner,
     ServerProcess,
     agent_command,
-    free_port,
 )
 from tests.conftest import wait_for
 from tests.factories import make_campaign, make_token
 from tests.paths import FIXTURES
+from tests.ports import free_port
 from webapp.core.models import Campaign, Run, RunStep, Upload
 from webapp.timeseries.models import CounterSample, CounterSeries, Measurement
 

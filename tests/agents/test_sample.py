@@ -107,7 +107,7 @@ def test_it_sends_batches_on_schedule(
 def test_batches_wait_in_the_spool_while_the_server_is_away(
     agent_home: AgentHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.agents.conftest import free_port
+    from tests.ports import free_port
 
     code = main(
         ["sample", "--server", f"http://127.0.0.1:{free_port()}", "--token", "t", "--campaign", "c"]

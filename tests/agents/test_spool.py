@@ -11,7 +11,8 @@ from headroom_agent.client import Client, Verdict
 from headroom_agent.outbox import Outbox
 from headroom_agent.spool import BACKOFF_MAX, Envelope, Spool, backoff_seconds
 
-from tests.agents.conftest import Sink, free_port
+from tests.agents.conftest import Sink
+from tests.ports import free_port
 
 
 def envelope(label: str = "x", kind: str = "samples", order_key: str = "") -> Envelope:

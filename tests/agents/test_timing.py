@@ -12,7 +12,8 @@ from headroom_agent import windows
 from headroom_agent.cli import main
 from headroom_agent.timing import Timing, measure, timings_body
 
-from tests.agents.conftest import AgentHome, Sink, free_port
+from tests.agents.conftest import AgentHome, Sink
+from tests.ports import free_port
 
 SLEEP_50MS = [sys.executable, "-c", "import time; time.sleep(0.05)"]
 

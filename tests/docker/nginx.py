@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import REPO
+from tests.ports import free_port
 
 NGINX_CONF = REPO / "docker" / "nginx.conf"
 
@@ -64,12 +65,6 @@ def nginx_test(directory: Path, conf: Path | None = None) -> subprocess.Complete
         timeout=30,
         check=False,
     )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def access_log(directory: Path, expected: str, timeout: float = 10.0) -> str:

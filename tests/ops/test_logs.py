@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from tests.ops.gunicorn import running_gunicorn
 from tests.paths import REPO
 from webapp.ops.logs import JsonFormatter
 
@@ -76,51 +74,10 @@ def test_it_logs_json_from_a_django_process_including_warnings():
     assert any(r["logger"] == "py.warnings" and "deprecated thing" in r["message"] for r in records)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_it_logs_json_from_gunicorn_and_its_access_log(tmp_path: Path):
-    port = free_port()
-    out, err = tmp_path / "out.log", tmp_path / "err.log"
-    with open(out, "wb") as stdout, open(err, "wb") as stderr:
-        # The same command line as docker/entrypoint.sh's web role.
-        server = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "gunicorn"),
-                "webapp.wsgi",
-                "--config",
-                "python:webapp.ops.gunicorn",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                "1",
-                "--access-logfile",
-                "-",
-            ],
-            cwd=REPO,
-            env={**os.environ, "LOG_FORMAT": "json"},
-            stdout=stdout,
-            stderr=stderr,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                # Once gunicorn listens, the request waits for its worker to boot: a short
-                # timeout would send it again, and the access log would hold two lines.
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=60)
-                break
-            except urllib.error.HTTPError:
-                break  # 503 without a worker heartbeat: still an answer
-            except OSError:
-                assert time.monotonic() < deadline, err.read_text()
-                time.sleep(0.2)
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    with running_gunicorn(tmp_path, {**os.environ, "LOG_FORMAT": "json"}) as server:
+        server.get("/healthz", time.monotonic() + 30)  # any answer (503 without a worker heartbeat)
+    out, err = server.out, server.err
     access = json_lines(out.read_text())
     assert [r["logger"] for r in access] == ["gunicorn.access"]
     assert '"GET /healthz HTTP/1.1"' in access[0]["message"]

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,15 +12,9 @@ from django.utils import timezone
 
 from tests.conftest import database_url
 from tests.factories import make_campaign
-from tests.paths import REPO
+from tests.ops.gunicorn import running_gunicorn
 from webapp.ops.redact import ShareTokenFilter, redact
 from webapp.sharing.models import ShareLink
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_it_keeps_the_hint_and_drops_the_rest_of_a_token():
@@ -50,50 +39,13 @@ def test_gunicorn_and_django_logs_carry_no_share_token(tmp_path: Path, log_forma
     _, live = ShareLink.issue(campaign, "overview", {})
     revoked_link, revoked = ShareLink.issue(campaign, "overview", {})
     ShareLink.objects.filter(pk=revoked_link.pk).update(revoked_at=timezone.now())
-    port = free_port()
-    out, err = tmp_path / "out.log", tmp_path / "err.log"
-    with open(out, "wb") as stdout, open(err, "wb") as stderr:
-        # The same command line as docker/entrypoint.sh's web role.
-        server = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "gunicorn"),
-                "webapp.wsgi",
-                "--config",
-                "python:webapp.ops.gunicorn",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                "1",
-                "--access-logfile",
-                "-",
-            ],
-            cwd=REPO,
-            env={**os.environ, "LOG_FORMAT": log_format, "DATABASE_URL": database_url(), "DEBUG": "0"},
-            stdout=stdout,
-            stderr=stderr,
-        )
-    statuses = []
-    try:
+    env = {**os.environ, "LOG_FORMAT": log_format, "DATABASE_URL": database_url(), "DEBUG": "0"}
+    with running_gunicorn(tmp_path, env) as server:
         deadline = time.monotonic() + 30
-        for token in (live, revoked, "hs_" + "guessed" * 5):
-            while True:
-                try:
-                    # Long enough for gunicorn's worker to boot: a request timed out here would be
-                    # sent again, and logged twice.
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{token}/", timeout=60) as reply:
-                        statuses.append(reply.status)
-                    break
-                except urllib.error.HTTPError as exc:
-                    statuses.append(exc.code)
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, err.read_text()
-                    time.sleep(0.2)
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+        statuses = [server.get(f"/s/{token}/", deadline) for token in (live, revoked, "hs_" + "guessed" * 5)]
+    err = server.err
     assert statuses == [200, 410, 404], err.read_text()[-3000:]
-    logs = out.read_text() + err.read_text()
+    logs = server.out.read_text() + err.read_text()
     assert logs.count("GET /s/hs_") == 3, logs  # the requests are logged ...
     for token in (live, revoked, "hs_" + "guessed" * 5):
         assert token not in logs  # ... without their tokens

@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 from tests.paths import REPO
 from tests.pg_cluster import Cluster, recreate_database, require_timescale_bin
+from tests.ports import free_port
 from webapp.launcher import redis_command, worker_command
 
 START_TIMEOUT = 60.0
@@ -39,12 +40,6 @@ def env_int(name: str, default: int) -> int:
     """A test size from the environment (``make reliability`` raises the CI defaults)."""
     value = os.environ.get(name, "").strip()
     return int(value) if value else default
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:

@@ -189,7 +189,7 @@ def test_a_token_over_its_requests_per_minute_gets_429_with_retry_after(client, 
 
 
 def test_the_rate_limit_lets_requests_through_when_redis_is_down(client, agent, rate_limit, settings):
-    from tests.reliability.services import free_port
+    from tests.ports import free_port
 
     token, _ = agent
     settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there

@@ -51,13 +51,11 @@ def _member(project: Project, member_id: int) -> Membership:
 @login_required
 def members(request: HttpRequest, slug: str) -> HttpResponse:
     project = project_for(request.user, slug, at_least=Membership.Role.OWNER)
-    password = once.take(request, "password")
-    created = request.session.pop("new_member_name", "")
     context = {
         "project": project,
         "members": project.memberships.select_related("user").order_by("user__username"),
         "roles": ROLES,
-        "new_member": {"name": created, "password": password} if password else None,
+        "new_member": once.take_named(request, "password"),
     }
     return once.shown(render(request, "accounts/members.html", context), "password", request.path)
 
@@ -98,8 +96,7 @@ def add_member(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, f"{username} added as {role}.")
         return back
     # The new account's password is shown once on the next page, like an agent token.
-    once.keep(request, back, "password", password, back["Location"])
-    request.session["new_member_name"] = username
+    once.keep(request, back, "password", password, back["Location"], name=username)
     return back
 
 

@@ -26,8 +26,15 @@ def _xor(data: bytes, pad: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(data, pad, strict=True))
 
 
-def keep(request: HttpRequest, response: HttpResponse, kind: str, secret: str, path: str) -> None:
-    """Hold ``secret`` for the next request to ``path`` (half in the session, half in a cookie)."""
+def keep(
+    request: HttpRequest, response: HttpResponse, kind: str, secret: str, path: str, name: str = ""
+) -> None:
+    """Hold ``secret`` (and what it is called, ``name``) for the next request to ``path``.
+
+    Half of the secret goes in the session, half in a cookie; the name, which
+    reveals nothing, in the session.
+    """
+    request.session[f"once:{kind}:name"] = name
     data = secret.encode()
     pad = secrets.token_bytes(len(data))
     request.session[f"once:{kind}"] = base64.urlsafe_b64encode(_xor(data, pad)).decode()
@@ -53,6 +60,13 @@ def take(request: HttpRequest, kind: str) -> str | None:
         return data.decode()
     except (ValueError, UnicodeDecodeError):
         return None  # a pad from another secret, or a tampered cookie
+
+
+def take_named(request: HttpRequest, kind: str) -> dict[str, str] | None:
+    """``{"name", "secret"}`` kept for this page (see ``keep``), removed from the session; None if none."""
+    name = str(request.session.pop(f"once:{kind}:name", ""))
+    secret = take(request, kind)
+    return {"name": name, "secret": secret} if secret else None
 
 
 def shown(response: HttpResponse, kind: str, path: str) -> HttpResponse:

@@ -60,12 +60,10 @@ def projects(request: HttpRequest) -> HttpResponse:
 @login_required
 def tokens(request: HttpRequest, slug: str) -> HttpResponse:
     project = project_for(request.user, slug, at_least=Membership.Role.EDITOR)
-    plain = once.take(request, "token")
-    name = request.session.pop("new_token_name", "")
     context = {
         "project": project,
         "tokens": project.agent_tokens.select_related("created_by"),
-        "new_token": {"name": name, "value": plain} if plain else None,
+        "new_token": once.take_named(request, "token"),
     }
     return once.shown(render(request, "accounts/tokens.html", context), "token", request.path)
 
@@ -81,8 +79,7 @@ def create_token(request: HttpRequest, slug: str) -> HttpResponse:
     token, plain = AgentToken.issue(project, name, created_by=request.user)
     # Shown once on the next page; meanwhile neither the session nor the cookie can reveal it.
     response = redirect("accounts:tokens", slug=slug)
-    once.keep(request, response, "token", plain, response["Location"])
-    request.session["new_token_name"] = token.name
+    once.keep(request, response, "token", plain, response["Location"], name=token.name)
     return response
 
 
