@@ -379,7 +379,7 @@ def start_everything(procs: list[subprocess.Popen[bytes]]) -> None:
     procs.append(start(beat, env))
     manage(env, "load_demo", "--wait", "120")
     password = demo_password()
-    manage(env, "ensure_demo_user", "--password", password)
+    manage(env, *demo_user_args(password))
     web = [PY, "-m", "gunicorn", "webapp.wsgi", "-b", f"{host}:{port}", "-w", "2", "--access-logfile", "-"]
     procs.append(start(web, env))
     print(f"\nHeadroom is running at http://{host}:{port}/  (login: demo / {password})")
@@ -394,6 +394,16 @@ def demo_password() -> str:
         path.write_text(secrets.token_urlsafe(9))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+def demo_user_args(password: str) -> list[str]:
+    """``manage.py`` arguments that set the demo login.
+
+    ``--password=VALUE`` in one word: a generated password may begin with ``-``
+    (``secrets.token_urlsafe`` draws from ``A-Za-z0-9_-``), which argparse would
+    read as an option if it came as a word of its own.
+    """
+    return ["ensure_demo_user", f"--password={password}"]
 
 
 def test(args: list[str]) -> int:

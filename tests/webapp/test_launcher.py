@@ -273,3 +273,15 @@ def test_a_child_that_ends_stops_the_others(launch):
     assert "exited with 3" in stdout
     assert marker.read_text() == "atexit ran"
     assert_all_gone(pids)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("password", ["-ajWK496kVbm", "--help", "plain-Pass_1"])
+def test_the_demo_login_takes_a_generated_password_that_begins_with_a_dash(password):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command(*launcher.demo_user_args(password))
+
+    user = get_user_model().objects.get(username="demo")
+    assert user.check_password(password) and user.is_staff
