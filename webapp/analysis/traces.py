@@ -110,15 +110,28 @@ def _rows_to_buckets(
 
 
 def trace(
-    series_ids: Sequence[int], start: datetime, end: datetime, pixels: int, source: Source | None = None
+    series_ids: Sequence[int],
+    start: datetime,
+    end: datetime,
+    pixels: int,
+    source: Source | None = None,
+    *,
+    within: tuple[datetime, datetime] | None = None,
 ) -> Trace:
     """Bucketed avg/min/max/count per series over the buckets touching ``[start, end]``.
 
     ``source`` forces the table read (``None`` picks: rollup when the width
     is whole minutes and no dirty range touches the window, else raw).
+    ``within`` keeps only samples inside ``[first, last]`` (a run's span), read
+    from the raw samples: whole buckets may reach past the span, and a series
+    holds samples of whatever else its host recorded there.
     """
     width = bucket_width(end - start, pixels)
     lo, hi = aligned(start, end, width)
+    first, after = lo, hi  # the samples read: time >= first AND time < after
+    if within is not None:
+        source = "raw"
+        first, after = max(lo, within[0]), min(hi, within[1] + timedelta(microseconds=1))
     if source is None:
         rollup_ok = width >= ROLLUP_WIDTH and width % ROLLUP_WIDTH == timedelta(0)
         source = "rollup" if rollup_ok and not DirtyRanges.pending().overlaps(lo, hi) else "raw"
@@ -138,7 +151,7 @@ def trace(
             FROM counter_sample WHERE series_id = ANY(%s) AND time >= %s AND time < %s
             GROUP BY 1, 2 ORDER BY 1, 2
         """
-    params: list[Any] = [width, list(series_ids), lo, hi]  # psycopg adapts timedelta to interval
+    params: list[Any] = [width, list(series_ids), first, after]  # psycopg adapts timedelta to interval
     with short_query_cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

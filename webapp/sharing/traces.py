@@ -5,6 +5,12 @@ webapp/api/traces.py) when the link is made and again when it is opened: the
 run must be one of the campaign's traced runs, every series a counter of its
 hosts, and end after start. The buckets are computed on the server at a fixed
 width and embedded in the page, so the anonymous reader makes no API call.
+
+A link shows only what its campaign holds. A series belongs to a host of the
+project, not to one campaign, so the same series may carry samples from other
+campaigns' runs before and after this one: the frozen range must lie inside
+the run, and the samples are read inside the run's span only (never the whole
+buckets the range touches, which may reach past it).
 """
 
 from __future__ import annotations
@@ -56,9 +62,15 @@ def traces_filters(campaign: Campaign, raw: dict[str, Any]) -> dict[str, Any]:
     start, end = _moment(raw, "start"), _moment(raw, "end")
     try:
         requested_series(run, ids)
-        trace_range(run, start, end)
+        lo, hi = trace_range(run, start, end)
     except ApiError as exc:
         raise ValueError(exc.message) from None
+    assert run.started_at is not None and run.ended_at is not None  # traced runs have a span
+    if lo < run.started_at or hi > run.ended_at:
+        raise ValueError(
+            f"a traces link shows only its run: start and end must lie within run {run.name}"
+            f" ({run.started_at.isoformat()} to {run.ended_at.isoformat()})"
+        )
     return {
         "run": run.pk,
         "series": ",".join(map(str, ids)),
@@ -74,7 +86,8 @@ def traces_section(campaign: Campaign, frozen: dict[str, Any]) -> dict[str, Any]
     ids = [int(p) for p in filters["series"].split(",")]
     chosen = requested_series(run, ids)
     lo, hi = trace_range(run, _moment(filters, "start"), _moment(filters, "end"))
-    found = trace(ids, lo, hi, WIDTH, None)
+    assert run.started_at is not None and run.ended_at is not None  # checked by traces_filters
+    found = trace(ids, lo, hi, WIDTH, within=(run.started_at, run.ended_at))
     return {
         "run": run.name,
         "scenario": run.scenario.label,
