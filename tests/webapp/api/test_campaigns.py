@@ -110,3 +110,24 @@ def test_bad_fields_get_a_400_naming_the_problem(client, change, code):
 def test_the_openapi_document_describes_campaign_creation(client):
     operation = client.get("/api/v1/openapi.json").json()["paths"]["/api/v1/campaigns"]["post"]
     assert {"201", "403", "409"} <= set(operation["responses"])
+
+
+def test_a_hundred_thousand_dimensions_are_refused_by_count_before_any_key_is_checked(client):
+    from webapp.core import creation
+
+    looked_at = 0
+
+    def keys():
+        nonlocal looked_at
+        for i in range(100_000):
+            looked_at += 1
+            yield f"d{i}"
+
+    with pytest.raises(creation.Refused) as refused:
+        creation.check_dimensions(keys())
+    assert refused.value.code == "invalid_dimensions" and "at most 32" in refused.value.message
+    assert looked_at == creation.MAX_DIMENSIONS + 1  # counted, not scanned
+    _, token = make_token(make_project())
+    response = post(client, {**BODY, "dimensions": [f"d{i}" for i in range(100_000)]}, token)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_dimensions"
+    assert not Campaign.objects.filter(slug=BODY["slug"]).exists()
