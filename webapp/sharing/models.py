@@ -18,6 +18,8 @@ from django.utils import timezone
 from webapp.core.models import Campaign
 
 TOKEN_PREFIX = "hs_"
+# A new link expires after this many days unless its maker chooses otherwise (0 = never).
+DEFAULT_EXPIRY_DAYS = 30
 
 
 def digest(token: str) -> str:

@@ -25,7 +25,7 @@ from webapp.accounts.roles import project_for
 from webapp.api import ratelimit
 from webapp.core.models import Campaign, Membership, Scenario
 from webapp.sharing import report
-from webapp.sharing.models import ShareLink
+from webapp.sharing.models import DEFAULT_EXPIRY_DAYS, ShareLink
 from webapp.sharing.traces import traces_filters
 
 # Longest expiry a link may be given (a larger number of days overflows the date).
@@ -70,7 +70,7 @@ def _whole(text: str | None) -> int:
 
 
 def _expiry_days(request: HttpRequest) -> int:
-    text = request.POST.get("expires_in_days") or "0"
+    text = request.POST.get("expires_in_days", "").strip() or str(DEFAULT_EXPIRY_DAYS)
     try:
         days = int(text)
     except ValueError:

@@ -275,3 +275,28 @@ def test_the_session_alone_does_not_reveal_a_new_link(client):
     client.cookies.pop("headroom_once_share", None)
     page = client.get(f"/campaigns/{campaign.slug}/shares/").content.decode()
     assert 'id="new-share-url"' not in page
+
+
+def test_share_this_view_makes_a_link_expiring_after_the_forms_default(client):
+    from webapp.sharing.models import DEFAULT_EXPIRY_DAYS
+
+    campaign = make_campaign()
+    client.force_login(make_user(campaign.project, role="editor"))
+    form_page = client.get(f"/campaigns/{campaign.slug}/shares/").content.decode()
+    assert (
+        f'name="expires_in_days" type="number" min="0" max="3650" value="{DEFAULT_EXPIRY_DAYS}"' in form_page
+    )
+    compare_page = client.get(f"/campaigns/{campaign.slug}/compare/").content.decode()
+    share_this = compare_page[compare_page.index("data-share-this") :]
+    share_this = share_this[: share_this.index("</form>")]
+    assert f'name="expires_in_days" value="{DEFAULT_EXPIRY_DAYS}"' in share_this
+    assert f"expires after {DEFAULT_EXPIRY_DAYS} days" in share_this
+
+    before = timezone.now()
+    client.post(f"/campaigns/{campaign.slug}/shares/new", {"view": "overview"})  # no expiry sent at all
+    client.post(f"/campaigns/{campaign.slug}/shares/new", {"view": "overview", "expires_in_days": "0"})
+    made = list(ShareLink.objects.order_by("pk"))
+    assert len(made) == 2
+    assert made[0].expires_at is not None
+    assert before + timedelta(days=30) <= made[0].expires_at <= timezone.now() + timedelta(days=30)
+    assert made[1].expires_at is None  # 0 still means never, when asked for
