@@ -89,7 +89,7 @@ def test_live_samples_and_timings_batches_are_stored(client, worker_process):
     timings = {
         "campaign": campaign.slug,
         "host": "CLIENT1",
-        "scenario": {"redirection": "none"},
+        "scenario": {"av": "none"},
         "timings": [
             {
                 "name": "app_launch.firefox",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from webapp.api.schemas import ACCEPT_RESPONSES
 from webapp.api.uploads import campaign_for, check_timezone, store_and_accept, upload_out
 from webapp.core import rawstore
 from webapp.core.models import Host
-from webapp.core.uploads import UploadMeta
+from webapp.core.uploads import UploadMeta, check_declared
 
 router = Router(tags=["batches"])
 
@@ -50,6 +51,14 @@ MAX_DEPTH = 256
 COUNTER_KEYS = ("counter", "object", "instance", "counter_name")
 FIELDS = frozenset({"campaign", "host", "role", "scenario", "run", "timezone"})
 _SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
+# JSON may escape half of a UTF-16 pair (``"\\ud800"``), which no text column can hold. The
+# streaming parser turns it into "?", so the escapes are read in the bytes: an escape is a
+# backslash after an even run of backslashes; a high half followed by a low half is a pair.
+_SURROGATE_ESCAPE = re.compile(
+    rb"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+_PAIR_LENGTH = 12
+_MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # a quick look first: most bodies have none
 
 
 @dataclass
@@ -102,6 +111,44 @@ def _utf8(body: IO[bytes]) -> IO[bytes]:
         raise ApiError(400, "invalid_json", f"the body is not {encoding.upper()} JSON") from None
 
 
+class _SurrogateCheck:
+    """A reader that refuses a lone surrogate escape before the JSON parser sees its bytes."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.carry = b""  # read but not yet handed on: an escape may continue in the next chunk
+        self.offset = 0  # of ``carry``'s first byte in the body
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            data = self.stream.read(size)
+            text = self.carry + data
+            keep = len(text)
+            if data:
+                # The last escape's worth of bytes waits for the next chunk, which may complete
+                # a pair. Of a run of backslashes before them an even number is handed on: that
+                # keeps the parity that decides whether the run ends in an escape, and keeps the
+                # carry short however long the run.
+                keep = max(len(text) - _PAIR_LENGTH, 0)
+                run = keep - len(text[:keep].rstrip(b"\\"))
+                keep -= run % 2
+            for found in _SURROGATE_ESCAPE.finditer(text) if _MAYBE_SURROGATE.search(text) else ():
+                if found.end(1) > keep:
+                    keep = min(keep, found.start(1))  # checked again, whole, with the next chunk
+                    break
+                if len(found.group(1)) == 6:
+                    raise ApiError(
+                        400,
+                        "invalid_text",
+                        f"byte {self.offset + found.start(1):,} of the body holds a lone surrogate escape"
+                        f" ({found.group(1).decode()}): JSON text must be valid Unicode",
+                    )
+            self.offset += keep
+            self.carry = text[keep:]
+            if keep or not data:  # an empty answer means the end to the parser
+                return text[:keep]
+
+
 def _json_error(exc: Exception) -> ApiError:
     message = exc.args[0] if exc.args else str(exc)
     if isinstance(message, bytes):
@@ -126,7 +173,7 @@ def summarise(body: IO[bytes], key: str) -> BatchSummary:
     counter: dict[str, str] | None = None  # the counter fields of the current sample
     sample_key = ""
     try:
-        for event, value in ijson.basic_parse(_utf8(body), use_float=True):
+        for event, value in ijson.basic_parse(_SurrogateCheck(_utf8(body)), use_float=True):
             if event in ("end_map", "end_array"):
                 depth -= 1
             if top_is_object is None:
@@ -243,6 +290,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
         body = summary.fields
         campaign = campaign_for(request, str(body.get("campaign") or ""), write=True)
         meta = _meta(body, kind, summary.items)
+        check_declared(campaign, meta.scenario)
         if kind == "samples" and not meta.host:
             raise ApiError(400, "missing_host", "a samples batch needs 'host'")
         raw.seek(0)

@@ -6,6 +6,7 @@ import logging
 
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -67,6 +68,14 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 def _database_down(request: HttpRequest, exc: Exception) -> HttpResponse:
     return error_response(
         503, "unavailable", "the database is unavailable; retry shortly", headers={"Retry-After": "5"}
+    )
+
+
+@api.exception_handler(MultiPartParserError)
+def _bad_multipart(request: HttpRequest, exc: MultiPartParserError) -> HttpResponse:
+    """A multipart body Django cannot split: no boundary, a part's headers past its limit (a huge filename)."""
+    return error_response(
+        400, "invalid_multipart", f"the body is not multipart/form-data Headroom can read: {str(exc)[:200]}"
     )
 
 

@@ -14,7 +14,7 @@ from webapp.api.schemas import ErrorOut
 from webapp.api.uploads import campaign_for
 from webapp.core.models import Run, Scenario
 from webapp.core.runs import RunConflict, apply_steps, named_run
-from webapp.core.uploads import MAX_USERS, check_scenario, check_text
+from webapp.core.uploads import MAX_USERS, check_declared, check_scenario, check_text
 
 router = Router(tags=["runs"])
 
@@ -120,6 +120,7 @@ def create_run(request: HttpRequest, payload: RunIn) -> dict[str, Any]:
     check_text("run", payload.name.strip(), 200)
     check_text("tool", payload.tool, 64)
     check_scenario(payload.scenario)
+    check_declared(campaign, payload.scenario)
     try:
         run = named_run(campaign, Scenario.for_dims(campaign, payload.scenario), payload.name.strip()[:200])
     except RunConflict as exc:

@@ -18,7 +18,7 @@ from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
 from webapp.core.runs import RunConflict
 from webapp.core.text_limits import LimitExceeded, TextLimits
-from webapp.core.uploads import MAX_USERS, UploadMeta, accept
+from webapp.core.uploads import MAX_USERS, UploadMeta, accept, check_declared
 from workers.pipeline.registry import all_parsers
 
 router = Router(tags=["uploads"])
@@ -178,6 +178,7 @@ def create_upload(
         run=run.strip()[:200],
         extra={"started_at": check_started_at(started_at.strip())} if started_at.strip() else {},
     )
+    check_declared(target, meta.scenario)
     limits = TextLimits(settings.MAX_LINE_BYTES, settings.MAX_COLUMNS)
     upload, duplicate = store_and_accept(request, target, file, meta, limits=limits)
     return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))

@@ -9,6 +9,7 @@ broker is down the upload stays ``received`` and the sweeper queues it later.
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Mapping
 from contextlib import nullcontext
@@ -18,7 +19,7 @@ from django.db import IntegrityError, connection, transaction
 
 from webapp.core import placements, resubmit
 from webapp.core.models import AgentToken, Campaign, Host, Scenario, Upload
-from webapp.core.models.campaigns import DIMENSIONS
+from webapp.core.models.campaigns import DIMENSIONS, normalise_dims
 from webapp.core.rawstore import StoredRaw
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,28 @@ def check_scenario(dims: Mapping[str, object]) -> Mapping[str, object]:
             "invalid_scenario", f"scenario has {extras} extra dimensions; at most {MAX_EXTRA_DIMENSIONS}"
         )
     return dims
+
+
+def check_declared(campaign: Campaign, dims: Mapping[str, object]) -> None:
+    """Refuse a scenario dimension the campaign does not declare (a typo would make a new scenario).
+
+    A campaign that declares no dimensions takes any: its scenarios are free-form.
+    """
+    declared = list(campaign.dimensions or [])
+    if not declared:
+        return
+    for key in normalise_dims(dims):
+        if key in declared:
+            continue
+        lower = {name.lower(): name for name in declared}
+        close = difflib.get_close_matches(key.lower(), list(lower), n=1, cutoff=0.6)
+        hint = f" Did you mean {lower[close[0]]!r}?" if close else ""
+        raise InvalidMeta(
+            "unknown_dimension",
+            f"scenario dimension {key[:MAX_DIMENSION_NAME]!r} is not one of campaign {campaign.slug!r}'s"
+            f" dimensions ({', '.join(declared)}).{hint} Fix the name, or add the dimension to the"
+            " campaign first.",
+        )
 
 
 @dataclass(frozen=True)

@@ -147,3 +147,34 @@ def test_a_utf16_batch_is_read_as_before(client, agent):
     response = post(client, token, "/api/v1/timings", raw)
     assert response.status_code == 202, response.content
     assert Upload.objects.get().size == len(raw)
+
+
+@pytest.mark.parametrize(
+    ("key", "body", "where"),
+    [
+        ("timings", {"host": "pc\ud800"}, "\\ud800"),
+        (
+            "timings",
+            {"timings": [{"name": "logon\ud800", "started_at": "2024-01-01T00:00:00Z", "duration_ms": 5}]},
+            "\\ud800",
+        ),
+        (
+            "samples",
+            {"samples": [{"t": "2024-01-01T00:00:00Z", "counter": "x", "value": 1}, {"\udc00": 1}]},
+            "\\udc00",
+        ),
+    ],
+)
+def test_a_lone_surrogate_escape_is_refused_at_the_api(client, agent, key, body, where):
+    token, campaign = agent
+    items = {key: [{"name": "logon", "started_at": "2024-01-01T00:00:00Z", "duration_ms": 5}]}
+    raw = json.dumps({"campaign": campaign.slug, **items, **body}).encode()
+    assert b"\\ud" in raw or b"\\udc" in raw  # json.dumps escapes the half pair, as an agent's JSON would
+
+    response = post(client, token, f"/api/v1/{key}", raw)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_text" and "lone surrogate escape" in error["message"], error
+    assert error["message"].startswith(f"byte {raw.index(where.encode()):,} of the body")
+    assert not Upload.objects.exists()

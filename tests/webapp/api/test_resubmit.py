@@ -88,6 +88,8 @@ def test_a_stored_upload_is_not_reopened_by_other_metadata(client, agent):
 
 def test_a_failed_upload_takes_the_new_scenario_and_step_too(client, agent):
     token, campaign = agent
+    campaign.dimensions = ["technique"]
+    campaign.save(update_fields=["dimensions"])
     upload_id = send(client, token, campaign, scenario='{"technique": "robocopy"}').json()["id"]
     ingest_upload.apply(args=(upload_id,))
     again = send(

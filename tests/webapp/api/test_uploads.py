@@ -214,3 +214,46 @@ def test_a_report_without_a_clock_time_takes_started_at_or_the_arrival_time(clie
     assert Run.objects.get(pk=run_id).started_at.isoformat() == "2015-03-02T09:00:00+00:00"
     bad = post_file(client, token, campaign, b"x", started_at="yesterday")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_started_at"
+
+
+def test_a_multipart_body_django_cannot_split_gets_a_400_not_a_500(client, agent):
+    token, campaign = agent
+    no_boundary = client.post(
+        "/api/v1/uploads",
+        b"--x\r\n",
+        content_type="multipart/form-data",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    huge_name = post_file(client, token, campaign, b"data", name="a" * 100_000)
+    for response in (no_boundary, huge_name):
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "invalid_multipart"
+    assert not Upload.objects.exists()
+
+
+def test_an_undeclared_scenario_dimension_is_refused_naming_the_closest(client, agent):
+    token, campaign = agent  # the campaign declares server_os, smb_dialect, disk_type and av
+    response = post_file(client, token, campaign, PERFMON.read_bytes(), scenario='{"smb_dialet": "3.02"}')
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "unknown_dimension"
+    assert "'smb_dialet'" in error["message"] and "Did you mean 'smb_dialect'?" in error["message"]
+    assert "server_os, smb_dialect, disk_type, av" in error["message"]
+    assert not Upload.objects.exists()
+    good = post_file(client, token, campaign, PERFMON.read_bytes(), scenario='{"smb_dialect": "3.02"}')
+    assert good.status_code == 202
+    for path, body in (
+        (
+            "/api/v1/timings",
+            {"timings": [{"name": "logon", "started_at": "2024-01-01T00:00:00Z", "duration_ms": 5}]},
+        ),
+        ("/api/v1/runs", {"name": "r1"}),
+    ):
+        response = client.post(
+            path,
+            json.dumps({"campaign": campaign.slug, "scenario": {"AV": "on"}, **body}),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {token}",
+        )
+        assert response.status_code == 400, path
+        assert "Did you mean 'av'?" in response.json()["error"]["message"]
