@@ -86,3 +86,22 @@ def test_a_log_from_this_machine_needs_no_flag_and_a_failed_one_is_fixed_by_time
     assert other.timezone == "Asia/Kolkata" and other.status == Upload.Status.STORED
     first = Measurement.objects.filter(upload_id=other.pk).order_by("time").first()
     assert first is not None and first.time.isoformat() == "2026-05-30T06:57:10+00:00"
+
+
+def test_a_misspelt_dimension_is_refused_with_the_closest_name_and_nothing_is_kept(
+    live_server: Any, run_agent: AgentRunner
+) -> None:
+    project = make_project()
+    _, token = make_token(project)
+    assert create(run_agent, live_server.url, token, "copies").returncode == 0
+    connect = ["--server", live_server.url, "--token", token, "--campaign", "copies"]
+
+    typo = run_agent("upload", "--scenario", "techniqe=robocopy", str(LOG), *connect, "--timezone", "UTC")
+
+    assert typo.returncode == 1, typo.output
+    assert "'techniqe' is not one of campaign 'copies''s dimensions (technique, dataset)" in typo.stderr
+    assert "Did you mean 'technique'?" in typo.stderr
+    assert not Upload.objects.filter(campaign__slug="copies").exists()
+    right = run_agent("upload", "--scenario", "technique=robocopy", str(LOG), *connect, "--timezone", "UTC")
+    assert right.returncode == 0, right.output
+    assert Upload.objects.get(campaign__slug="copies").scenario.dims == {"technique": "robocopy"}
