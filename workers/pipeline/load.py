@@ -31,6 +31,7 @@ from webapp.core.models import Host, Run, RunStep, Scenario, Upload
 from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
+from workers import testhooks
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
@@ -383,6 +384,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                 raw_expired_at=None,
                 finished_at=timezone.now(),
             )
+            testhooks.pause("loaded", upload)  # test-only, off unless HEADROOM_TEST_PAUSE_DIR is set
     except (psycopg.errors.UniqueViolation, IntegrityError) as exc:
         cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
         detail = cause.diag.message_detail if isinstance(cause, psycopg.Error) else None
