@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 PAUSE_DIR_ENV = "HEADROOM_TEST_PAUSE_DIR"
 # claimed: the claim is made and its lock held, nothing read yet.
+# copying: a perfmon trace's samples are all sent, its COPY not yet ended.
 # loaded: every row is COPY'd and the upload marked stored, in the load's still open transaction.
-STAGES = ("claimed", "loaded")
+STAGES = ("claimed", "copying", "loaded")
 # A test that forgot its file does not hang a worker for ever.
 MAX_PAUSE_SECONDS = 300.0
 

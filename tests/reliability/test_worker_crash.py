@@ -5,9 +5,10 @@ private Redis; the test SIGKILLs it HEADROOM_RELIABILITY_KILLS times (5 in CI,
 20 in ``make reliability``) while an upload is being ingested, then lets it
 come back. Every kill lands on a running ingest by construction, not by
 timing: the worker runs with the test-only pause point of ``workers.testhooks``,
-each round arms one stage -- ``claimed`` (claim made, lock held, nothing read)
-or ``loaded`` (every row COPY'd and the upload marked stored, the transaction
-not yet committed), in turn -- and the test kills the process the moment an
+each round arms one stage, in turn -- ``claimed`` (claim made, lock held,
+nothing read), ``copying`` (a perfmon trace's samples sent, its COPY still
+open) or ``loaded`` (every row COPY'd and the upload marked stored, the
+transaction not yet committed) -- and the test kills the process the moment an
 ingest waits there, after checking that its upload is ``parsing`` with its
 claim lock held. Two ways to die:
 
@@ -53,7 +54,7 @@ SEED = env_int("HEADROOM_RELIABILITY_SEED", random.randrange(1_000_000))
 
 
 # The state of the worker's database session at each pause point (pg_stat_activity).
-SESSION_AT = {"claimed": "idle", "loaded": "idle in transaction"}
+SESSION_AT = {"claimed": "idle", "copying": "active", "loaded": "idle in transaction"}
 
 
 def claims_held() -> dict[int, str]:
@@ -144,7 +145,8 @@ def test_every_upload_is_stored_exactly_once_although_workers_are_killed_mid_ing
     for round_ in range(KILLS):
         # Each kill lands on a running ingest by construction: the worker stops at the armed
         # stage and the test kills it there. Fresh uploads every round, as only a first
-        # attempt stops; a re-run goes through.
+        # attempt stops (a re-run goes through), and at least one of them is a perfmon trace,
+        # which passes every stage (the timings file has no COPY of samples).
         stage = testhooks.STAGES[round_ % len(testhooks.STAGES)]
         arm(pauses, stage)
         for source in rng.sample(crash_sources(), 2):
@@ -155,8 +157,8 @@ def test_every_upload_is_stored_exactly_once_although_workers_are_killed_mid_ing
             f"an ingest held at {stage!r} (seed {SEED})\n{worker.tail()}",
             interval=0.02,
         )
-        # At the kill the upload is 'parsing' with its claim lock held; at 'loaded' its rows
-        # are in the load's open transaction, which nobody else can see.
+        # At the kill the upload is 'parsing' with its claim lock held; at 'copying' and 'loaded'
+        # its rows are in the load's open transaction, which nobody else can see.
         assert claims_held().get(upload_id) == SESSION_AT[stage], (stage, claims_held(), SEED)
         assert stored_rows(upload_id) == 0, (stage, SEED)
         if dies == "worker":

@@ -204,6 +204,7 @@ def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadR
                 block = bytearray()
         block += _BINARY_TRAILER
         copy.write(block)
+        testhooks.pause("copying", upload)  # test-only, off unless HEADROOM_TEST_PAUSE_DIR is set
     result.rows += count
     result.first = first if result.first is None or (first and first < result.first) else result.first
     result.last = last if result.last is None or (last and last > result.last) else result.last
