@@ -27,7 +27,7 @@ from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
-from workers import ingest, retention
+from workers import ingest, retention, testhooks
 from workers.pipeline.errors import ParseError
 
 log = logging.getLogger(__name__)
@@ -75,6 +75,7 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
         # The claim's lock is held until the outcome is recorded, so the
         # sweeper never mistakes this live task for a dead one.
         try:
+            testhooks.pause("claimed", upload)  # test-only, off unless HEADROOM_TEST_PAUSE_DIR is set
             result = ingest.run_pipeline(upload)
         except ParseError as exc:
             ingest.fail(upload_id, exc)

@@ -31,6 +31,7 @@ from webapp.core.models import Host, Run, RunStep, Scenario, Upload
 from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
+from workers import testhooks
 from workers.pipeline.errors import ParseError
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
@@ -203,6 +204,7 @@ def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadR
                 block = bytearray()
         block += _BINARY_TRAILER
         copy.write(block)
+        testhooks.pause("copying", upload)  # test-only, off unless HEADROOM_TEST_PAUSE_DIR is set
     result.rows += count
     result.first = first if result.first is None or (first and first < result.first) else result.first
     result.last = last if result.last is None or (last and last > result.last) else result.last
@@ -383,6 +385,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                 raw_expired_at=None,
                 finished_at=timezone.now(),
             )
+            testhooks.pause("loaded", upload)  # test-only, off unless HEADROOM_TEST_PAUSE_DIR is set
     except (psycopg.errors.UniqueViolation, IntegrityError) as exc:
         cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
         detail = cause.diag.message_detail if isinstance(cause, psycopg.Error) else None
