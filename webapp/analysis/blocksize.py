@@ -12,9 +12,17 @@ figure is used). Their figures are measurements named
 * latency -- names with ``lat`` in a time unit, converted to milliseconds,
   one statistic per name suffix (``mean``, ``p50``, ``p99``, ``p99_9`` ...).
 
-Spreads (``*_stddev``) are left out. Per run, a figure reported for several subjects (jobs, targets) is the one
+Spreads (``*_stddev``) are left out. Per run and host, a figure reported for several subjects (jobs, targets) is the one
 for the ``total`` subject when present, else the sum over subjects for
-throughput and IOPS and their mean for latency. Repeated runs of a scenario
+throughput and IOPS and their mean for latency.
+
+Many hosts reporting into one run ran the test together (a VMFleet, a set of
+load clients against one server), so a run's figure combines its hosts by what
+it measures: throughput and IOPS are summed; a mean latency is averaged
+weighted by each host's IOPS in that direction (a plain mean where a host has
+none); a percentile is never averaged -- the run shows the highest host's, and
+says so (``combined``). Each point keeps the per-host values (``per_host``).
+Repeated runs of a scenario
 at one block size are averaged only when every other execution parameter
 (``metric_groups.PARAMS``: read/write mix, queue depth, threads ...) is the
 same too; a scenario holding several such executions gets one line each,
@@ -31,7 +39,7 @@ from typing import Any, Literal
 from django.db import connection
 
 from webapp.analysis.metric_groups import PARAMS, execution_label
-from webapp.core.models import Campaign, Run
+from webapp.core.models import Campaign, Host, Run
 
 Family = Literal["mbps", "iops", "latency"]
 DIRECTIONS = ("read", "write", "trim", "total", "readwrite", "rw")
@@ -63,6 +71,9 @@ class BlockPoint:
     unit: str
     value: float
     runs: int
+    hosts: int = 1  # distinct hosts behind the value
+    combined: str = ""  # how several hosts' figures became one: "sum", "IOPS-weighted mean", "maximum"
+    per_host: tuple[tuple[str, float], ...] = ()  # (host name, value averaged over the point's runs)
 
 
 def block_bytes(text: str) -> int | None:
@@ -107,22 +118,56 @@ def classify(metric: str, unit: str) -> Figure | None:
     return None
 
 
-def _per_run(rows: list[tuple[int, str, str, str, float]]) -> dict[tuple[int, Figure], float]:
-    """One value per run and figure, combining subjects as the module docstring says."""
-    by_subject: dict[tuple[int, Figure], dict[str, float]] = defaultdict(dict)
-    for run_id, metric, subject, unit, value in rows:
+def _subjects(values: dict[str, float], figure: Figure) -> float:
+    """One host's figure over its subjects: the total's, else the sum (rates) or mean (latency)."""
+    total = next((values[s] for s in values if s.lower() in TOTAL_SUBJECTS), None)
+    if total is not None:
+        return total
+    if figure.family == "latency":
+        return sum(values.values()) / len(values)
+    return sum(values.values())
+
+
+def combine_hosts(figure: Figure, by_host: dict[int, float], weights: dict[int, float]) -> tuple[float, str]:
+    """A run's figure from its hosts' (module docstring): the value and how it was combined."""
+    values = list(by_host.values())
+    if len(values) == 1:
+        return values[0], ""
+    if figure.family != "latency":
+        return sum(values), "sum"
+    stat = figure.stat.split(" ")[-1]
+    if stat == "min":
+        return min(values), "minimum"
+    if stat != "mean":  # a percentile or the maximum
+        return max(values), "maximum"
+    if all(weights.get(h, 0) > 0 for h in by_host):
+        total = sum(weights[h] for h in by_host)
+        return sum(v * weights[h] for h, v in by_host.items()) / total, "IOPS-weighted mean"
+    return sum(values) / len(values), "mean"
+
+
+@dataclass(frozen=True)
+class RunFigure:
+    value: float
+    combined: str
+    by_host: dict[int, float]
+
+
+def _per_run(rows: list[tuple[int, int, str, str, str, float]]) -> dict[tuple[int, Figure], RunFigure]:
+    """One value per run and figure, combining subjects, then hosts, as the module docstring says."""
+    by_subject: dict[tuple[int, Figure, int], dict[str, float]] = defaultdict(dict)
+    for run_id, host_id, metric, subject, unit, value in rows:
         figure = classify(metric, unit)
         if figure is not None:
-            by_subject[(run_id, figure)][subject] = value * figure.scale
+            by_subject[(run_id, figure, host_id)][subject] = value * figure.scale
+    by_host: dict[tuple[int, Figure], dict[int, float]] = defaultdict(dict)
+    for (run_id, figure, host_id), values in by_subject.items():
+        by_host[(run_id, figure)][host_id] = _subjects(values, figure)
     combined = {}
-    for key, values in by_subject.items():
-        total = next((values[s] for s in values if s.lower() in TOTAL_SUBJECTS), None)
-        if total is not None:
-            combined[key] = total
-        elif key[1].family == "latency":
-            combined[key] = sum(values.values()) / len(values)
-        else:
-            combined[key] = sum(values.values())
+    for (run_id, figure), values in by_host.items():
+        weights = by_host.get((run_id, Figure("iops", figure.direction, "", "IO/s")), {})
+        value, how = combine_hosts(figure, values, weights)
+        combined[(run_id, figure)] = RunFigure(value, how, values)
     return combined
 
 
@@ -142,8 +187,8 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT run_id, metric, subject, unit, avg(value) FROM measurement WHERE run_id = ANY(%s) "
-            "GROUP BY run_id, metric, subject, unit",
+            "SELECT run_id, host_id, metric, subject, unit, avg(value) FROM measurement"
+            " WHERE run_id = ANY(%s) GROUP BY run_id, host_id, metric, subject, unit",
             [list(runs)],
         )
         rows = cursor.fetchall()
@@ -152,14 +197,23 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
     sets: dict[int, set[tuple[tuple[str, str], ...]]] = defaultdict(set)
     for run_id, run in runs.items():
         sets[run.scenario_id].add(executions[run_id])
-    grouped: dict[tuple[int, str, tuple[tuple[str, str], ...], Figure], list[float]] = defaultdict(list)
-    for (run_id, figure), value in _per_run(rows).items():
+    grouped: dict[tuple[int, str, tuple[tuple[str, str], ...], Figure], list[RunFigure]] = defaultdict(list)
+    for (run_id, figure), found in _per_run(rows).items():
         run = runs[run_id]
         grouped[(run.scenario_id, str(run.attributes["block_size"]), executions[run_id], figure)].append(
-            value
+            found
         )
+    names = dict(
+        Host.objects.filter(pk__in={h for row in rows for h in (row[1],) if h}).values_list("pk", "name")
+    )
     points = []
-    for (scenario_id, size, other, figure), values in grouped.items():
+    for (scenario_id, size, other, figure), found_in_runs in grouped.items():
+        values = [f.value for f in found_in_runs]
+        per_host: dict[int, list[float]] = defaultdict(list)
+        for f in found_in_runs:
+            for host_id, value in f.by_host.items():
+                per_host[host_id].append(value)
+        hows = sorted({f.combined for f in found_in_runs if f.combined})
         points.append(
             BlockPoint(
                 scenario_id,
@@ -173,6 +227,9 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
                 figure.unit,
                 sum(values) / len(values),
                 len(values),
+                len(per_host),
+                ", ".join(hows),
+                tuple(sorted((names.get(h, "(no host)"), sum(v) / len(v)) for h, v in per_host.items())),
             )
         )
     points.sort(

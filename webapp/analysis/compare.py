@@ -2,7 +2,9 @@
 
 Values are pooled per scenario, metric, subject and *execution parameters*
 (the benchmark run attributes in ``PARAMS``: block size, queue depth,
-read/write mix, threads ...) across runs and repetitions; the factor is
+read/write mix, threads ...) across runs, hosts and repetitions -- except that
+a rate (IO/s, MB/s) several hosts measured at one moment of one run is first
+summed, as a fleet that ran together; the factor is
 mean / baseline mean of the baseline's values *with the same parameters*, so
 an 8 KiB write test is never compared with a 4 KiB read test (those rows get
 no factor). Significance is Welch's two-sided t-test at 5 %, run only when
@@ -24,17 +26,32 @@ from webapp.analysis.stats import mean, stdev, welch_p_value
 from webapp.core.models import Campaign, Scenario
 
 ALPHA = 0.05
-_VALUES_SQL = """
+# A rate (IO/s, MB/s) from several hosts at one moment of a run is one result of a
+# fleet that ran together: summed. Any other figure (a logon, a launch, a latency)
+# is each host's own value, pooled with the rest.
+RATE_SQL = (
+    "(m.unit IN ('IO/s', 'IOPS', 'iops', 'MB/s', 'MiB/s', 'B/s')"
+    " OR m.metric LIKE '%%.iops' OR m.metric LIKE '%%.mbps')"
+)
+_VALUES_SQL = f"""
     WITH runs AS (
         SELECT r.id, r.scenario_id, r.tool,
-               (SELECT coalesce(jsonb_object_agg(a.key, a.value ORDER BY a.key), '{}'::jsonb)
+               (SELECT coalesce(jsonb_object_agg(a.key, a.value ORDER BY a.key), '{{}}'::jsonb)
                 FROM jsonb_each(r.attributes) a WHERE a.key = ANY(%s)) AS params
         FROM core_run r WHERE r.campaign_id = %s
+    ), results AS (
+        SELECT m.run_id, m.metric, m.subject, min(m.unit) AS unit, m.repetition, m.time, sum(m.value) AS value
+        FROM measurement m JOIN runs ON runs.id = m.run_id
+        WHERE {RATE_SQL} AND (%s = '' OR m.metric = %s)
+        GROUP BY m.run_id, m.metric, m.subject, m.repetition, m.time
+        UNION ALL
+        SELECT m.run_id, m.metric, m.subject, m.unit, m.repetition, m.time, m.value
+        FROM measurement m JOIN runs ON runs.id = m.run_id
+        WHERE NOT {RATE_SQL} AND (%s = '' OR m.metric = %s)
     )
     SELECT runs.scenario_id, m.metric, m.subject, runs.params, min(runs.tool), min(m.unit),
            array_agg(m.value ORDER BY m.repetition, m.time)
-    FROM measurement m JOIN runs ON runs.id = m.run_id
-    WHERE (%s = '' OR m.metric = %s)
+    FROM results m JOIN runs ON runs.id = m.run_id
     GROUP BY runs.scenario_id, m.metric, m.subject, runs.params
     ORDER BY m.metric, m.subject, runs.params::text, runs.scenario_id
 """
@@ -47,7 +64,7 @@ def _params(raw: Any) -> dict[str, str]:
 
 def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -> dict[str, Any]:
     with connection.cursor() as cursor:
-        cursor.execute(_VALUES_SQL, [list(PARAMS), campaign.pk, metric, metric])
+        cursor.execute(_VALUES_SQL, [list(PARAMS), campaign.pk, metric, metric, metric, metric])
         rows = [
             (sid, name, subject, _params(params), tool or "", unit, list(values))
             for sid, name, subject, params, tool, unit, values in cursor.fetchall()

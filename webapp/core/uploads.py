@@ -140,17 +140,17 @@ def accept(
     """Record an upload of ``raw`` and queue it. Returns ``(upload, duplicate)``.
 
     The API's hot path: with its placement remembered (``placements``) a new
-    upload costs one INSERT; the same bytes again are found by the unique
-    constraint on ``(campaign, sha256)``. A failed upload sent again with
+    upload costs one INSERT; the same bytes again from the same host are found by
+    the unique constraint on ``(campaign, sha256, host)``. A failed upload sent again with
     other metadata is reopened and queued instead (``resubmit``).
     """
     remembered = placements.is_remembered(campaign, meta)
-    if not remembered and (existing := _existing(campaign, raw)) is not None:
+    if not remembered and (existing := _existing(campaign, raw, meta)) is not None:
         return _again(campaign, existing, meta)
     try:
         upload = _insert(campaign, raw, meta, token)
     except IntegrityError:
-        if (existing := _existing(campaign, raw)) is not None:  # the same bytes, maybe concurrently
+        if (existing := _existing(campaign, raw, meta)) is not None:  # the same bytes, maybe concurrently
             return _again(campaign, existing, meta)
         if not remembered:
             raise
@@ -190,8 +190,11 @@ def _again(campaign: Campaign, existing: Upload, meta: UploadMeta) -> tuple[Uplo
     return existing, False
 
 
-def _existing(campaign: Campaign, raw: StoredRaw) -> Upload | None:
-    return Upload.objects.filter(campaign=campaign, sha256=raw.sha256).first()
+def _existing(campaign: Campaign, raw: StoredRaw, meta: UploadMeta) -> Upload | None:
+    """The upload of these bytes from the same machine (``upload_unique_bytes_per_host``)."""
+    found = Upload.objects.filter(campaign=campaign, sha256=raw.sha256)
+    found = found.filter(host__name=meta.host) if meta.host else found.filter(host__isnull=True)
+    return found.first()
 
 
 def enqueue(upload_id: int) -> bool:

@@ -3,7 +3,9 @@
 * ``CounterSeries`` -- the series dictionary ``(host, object, instance, counter)``;
 * ``CounterSample`` -- ``(time, series, value)``, keyed ``(series, time)`` so a
   trace or a load-step window is one index range scan;
-* ``Measurement`` -- scalar results ``(time, run, metric, value, unit, repetition)``;
+* ``Measurement`` -- scalar results ``(time, run, host, metric, value, unit, repetition)``:
+  many clients report into one run (a fleet of load VMs), so the host that
+  recorded a figure is part of its identity;
 * ``CounterRollup`` -- one-minute rollups (a continuous aggregate on
   TimescaleDB, a table kept current by a worker task otherwise; see
   ``backend``).
@@ -61,11 +63,14 @@ class CounterSample(models.Model):
 
 
 class Measurement(models.Model):
-    pk = models.CompositePrimaryKey("run_id", "metric", "subject", "repetition", "time")
+    pk = models.CompositePrimaryKey("run_id", "host_id", "metric", "subject", "repetition", "time")
     time = models.DateTimeField()
     run = models.ForeignKey(
         Run, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
+    # The machine that recorded the figure (core_host.id); 0 when neither the file nor the
+    # upload named one. Not a foreign key: it is part of the primary key, which cannot be null.
+    host_id = models.BigIntegerField(default=0)
     metric = models.CharField(max_length=200)
     subject = models.CharField(max_length=255, blank=True, default="")
     value = models.FloatField()

@@ -37,7 +37,7 @@ from workers.pipeline.records import CounterColumn, CounterTable, Measurement, P
 
 COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
 COPY_MEASUREMENTS = (
-    "COPY measurement (time, run_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
+    "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
 )
 FLUSH_BYTES = 1 << 20
 
@@ -236,8 +236,12 @@ def _execution_run(base: Run, params: Mapping[str, str], upload: Upload | None =
     return run
 
 
-def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
-    """The run of each measurement, creating scenarios, runs and hosts as needed.
+def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[tuple[Run, int]]:
+    """The run and host id of each measurement, creating scenarios, runs and hosts as needed.
+
+    The host is the machine the file says recorded the figure (``Measurement.host``),
+    else the upload's; 0 when neither is known. It is part of a result's identity, so
+    many clients reporting into one run never collide.
 
     Figures carrying ``params`` come from one benchmark execution (DiskSpd, fio,
     robocopy). Uploaded into a named run, a file with one parameter set goes to that
@@ -250,8 +254,9 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
     while a COPY is in progress.
     """
     runs: dict[str, Run] = {}
-    hosts: set[tuple[int, str]] = set()
-    resolved: list[Run] = []
+    host_ids: dict[str, int] = {}
+    linked: set[tuple[int, int]] = set()
+    resolved: list[tuple[Run, int]] = []
     executions = {repr(sorted(item.params.items())) for item in items if item.params is not None}
     named = upload.run is not None and not is_default_run(upload.run)
     spans: dict[int, tuple[Run, datetime, datetime]] = {}
@@ -278,16 +283,21 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
                     found = _execution_run(found, item.params)
             runs[key] = found
         run = found
-        if item.host and (run.pk, item.host) not in hosts:
-            host, _ = Host.objects.get_or_create(
-                project=upload.campaign.project, name=item.host, defaults={"role": upload.role}
-            )
-            run.hosts.add(host)
-            hosts.add((run.pk, item.host))
+        host_id = upload.host_id or 0
+        if item.host:
+            if item.host not in host_ids:
+                host, _ = Host.objects.get_or_create(
+                    project=upload.campaign.project, name=item.host, defaults={"role": upload.role}
+                )
+                host_ids[item.host] = host.pk
+            host_id = host_ids[item.host]
+        if host_id and (run.pk, host_id) not in linked:
+            run.hosts.add(host_id)
+            linked.add((run.pk, host_id))
         if item.params is not None and run != upload.run:
             _, first, last = spans.get(run.pk, (run, item.time, item.time))
             spans[run.pk] = (run, min(first, item.time), max(last, item.time))
-        resolved.append(run)
+        resolved.append((run, host_id))
     for run, first, last in spans.values():  # an execution's own run spans its own figures
         _widen_run(run, first, last, None)
     return resolved
@@ -298,16 +308,17 @@ def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: Loa
     items = list(stream)
     if not items:
         return
-    runs = _resolve_runs(upload, items)
+    placed = _resolve_runs(upload, items)
     with _raw_cursor() as cursor, cursor.copy(COPY_MEASUREMENTS) as copy:
         parts = [
-            f"{item.time.isoformat()}\t{run.pk}\t{_copy_text(item.metric)}\t{_copy_text(item.subject)}\t"
-            f"{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t{upload.pk}\n"
-            for item, run in zip(items, runs, strict=True)
+            f"{item.time.isoformat()}\t{run.pk}\t{host_id}\t{_copy_text(item.metric)}\t"
+            f"{_copy_text(item.subject)}\t{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t"
+            f"{upload.pk}\n"
+            for item, (run, host_id) in zip(items, placed, strict=True)
         ]
         copy.write("".join(parts))
     result.rows += len(items)
-    result.runs.update(run.pk for run in runs)
+    result.runs.update(run.pk for run, _ in placed)
     times = [item.time for item in items]
     result.first = min([*times, *([result.first] if result.first else [])])
     result.last = max([*times, *([result.last] if result.last else [])])

@@ -66,3 +66,53 @@ def test_two_executions_at_one_block_size_are_two_lines_never_averaged(campaign)
     executions = [execution for execution, _, _ in iops]
     assert "100 % write" in executions[0] and "30 % write" in executions[1]  # named by what differs
     assert executions[0] != executions[1]
+
+
+@pytest.mark.django_db
+def test_a_fleet_of_two_hosts_in_one_run_is_summed_with_per_host_rows(campaign):
+    """The same real DiskSpd XML from two VMs into one run: both stored, rates summed, latency per host.
+
+    The file's own figures (vc_Results_DiskSpd_2.0.21a.xml): total IOPS of the run is the sum of
+    its targets' IOPS; with two hosts, block size shows twice that, from 2 hosts.
+    """
+    from tests.factories import make_campaign
+
+    path = FIXTURES / "diskspd_xml" / "vc_Results_DiskSpd_2.0.21a.xml"
+    other = make_campaign(campaign.project)
+    alone = ingest_path(other, path, scenario={"disk_type": "HDD"}, host="VM01", run="solo")
+    assert alone.status == "stored", alone.error
+    single = {(p.family, p.direction, p.stat): p.value for p in block_size_points(other)}
+    assert single[("iops", "total", "")] == pytest.approx(440.92, abs=0.01)  # the file's Total IO/s
+    for host in ("VM01", "VM02"):
+        upload = ingest_path(campaign, path, scenario={"disk_type": "HDD"}, host=host, run="fleet")
+        assert upload.status == "stored", upload.error
+    fleet = [p for p in block_size_points(campaign) if p.label == "disk_type=HDD"]
+    iops = next(p for p in fleet if p.family == "iops" and p.direction == "total")
+    assert iops.value == pytest.approx(2 * single[("iops", "total", "")])
+    assert (iops.hosts, iops.runs, iops.combined) == (2, 1, "sum")
+    assert [name for name, _ in iops.per_host] == ["VM01", "VM02"]
+    assert [value for _, value in iops.per_host] == pytest.approx([single[("iops", "total", "")]] * 2)
+    for p in fleet:
+        if p.family == "latency":  # the same figure on both hosts: the combination equals it
+            assert p.value == pytest.approx(single[("latency", p.direction, p.stat)])
+            assert p.combined in ("IOPS-weighted mean", "maximum", "minimum")
+
+
+@pytest.mark.django_db
+def test_compare_sums_a_fleets_rates_and_pools_its_latencies(campaign):
+    from webapp.analysis.compare import campaign_compare
+    from webapp.core.models import Scenario
+
+    path = FIXTURES / "diskspd_xml" / "vc_Results_DiskSpd_2.0.21a.xml"
+    for host, disk in (("VM01", "SSD"), ("VM02", "HDD"), ("VM03", "HDD")):
+        upload = ingest_path(campaign, path, scenario={"disk_type": disk}, host=host, run=f"{disk}-run")
+        assert upload.status == "stored", upload.error
+    baseline = Scenario.objects.get(campaign=campaign, disk_type="SSD")
+    rows = campaign_compare(campaign, baseline, "total.iops")["results"]
+    fleet = next(r for r in rows if r["dims"] == {"disk_type": "HDD"} and r["subject"] in ("", "total"))
+    alone = next(r for r in rows if r["is_baseline"] and r["subject"] == fleet["subject"])
+    assert alone["mean"] == pytest.approx(52915 / 120.01, abs=0.01)  # IOCount / TestTimeSeconds
+    assert (fleet["n"], fleet["factor"]) == (
+        1,
+        pytest.approx(2.0),
+    )  # two VMs at once: one result, twice the rate

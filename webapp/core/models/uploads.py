@@ -57,7 +57,15 @@ class Upload(models.Model):
     )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["campaign", "sha256"], name="upload_unique_bytes")]
+        # The same bytes from another machine are another result (a fleet's clients run one
+        # test and may report identical files); from the same machine, a duplicate.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "sha256", "host"],
+                nulls_distinct=False,
+                name="upload_unique_bytes_per_host",
+            )
+        ]
         ordering = ["-received_at"]
 
     def __str__(self) -> str:

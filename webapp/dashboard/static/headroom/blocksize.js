@@ -10,6 +10,7 @@
   const points = P.pageData().points;
   const directionSelect = document.getElementById("f-direction");
   const latencySelect = document.getElementById("f-latency");
+  const perHostBox = document.getElementById("f-per-host");
   const FAMILIES = [
     { key: "mbps", title: "Throughput against block size", axis: "MB/s" },
     { key: "iops", title: "IOPS against block size", axis: "IO/s" },
@@ -19,7 +20,8 @@
   FAMILIES.forEach(function (f) {
     cards[f.key] = P.chartCard("slot-" + f.key, { title: f.title, filename: "block-size-" + f.key + ".csv" });
   });
-  const COLUMNS = ["scenario", "execution", "block_size", "block_bytes", "direction", "stat", "unit", "value", "runs"];
+  const COLUMNS = ["scenario", "execution", "block_size", "block_bytes", "direction", "stat", "unit", "value", "runs",
+    "hosts", "combined"];
 
   function sizeLabel(point) {
     const bytes = point.block_bytes;
@@ -113,10 +115,26 @@
     { key: "value", label: "Value", num: true, format: function (v) { return P.fmt(v, 3); } },
     { key: "unit", label: "Unit" },
     { key: "runs", label: "Runs", num: true },
-  ], shown.map(function (p) {
-    return Object.assign({ name: names[p.scenario], size: sizeLabel(p) }, p);
-  }), "Figures charted above"));
+    { key: "host", label: "Hosts" },
+    { key: "combined", label: "Hosts combined by" },
+  ], rows(shown), "Figures charted above"));
   }
+
+  // One row per point; with "per host", each host's own value follows a point that several hosts made.
+  function rows(shown) {
+    const out = [];
+    shown.forEach(function (p) {
+      const row = Object.assign({ name: names[p.scenario], size: sizeLabel(p), host: p.hosts }, p);
+      out.push(row);
+      if (!perHostBox.checked || p.per_host.length < 2) return;
+      p.per_host.forEach(function (pair) {
+        out.push(Object.assign({}, row, { host: pair[0], value: pair[1], combined: "one host" }));
+      });
+    });
+    return out;
+  }
+  perHostBox.addEventListener("change", draw);
+  perHostBox.disabled = !points.some(function (p) { return p.hosts > 1; });
   directionSelect.addEventListener("change", draw);
   latencySelect.addEventListener("change", draw);
   draw();
