@@ -8,7 +8,10 @@ summed, as a fleet that ran together; the factor is
 mean / baseline mean of the baseline's values *with the same parameters*, so
 an 8 KiB write test is never compared with a 4 KiB read test (those rows get
 no factor). Significance is Welch's two-sided t-test at 5 %, run only when
-both sides have two or more values (``tested``).
+both sides have two or more values (``tested``); otherwise ``significant`` is
+None and ``verdict`` says "too few runs" (``webapp.analysis.stats.verdict``).
+The baseline's own rows say "baseline", rows without a like baseline
+execution "not compared".
 
 Each row is sorted into a group (``webapp.analysis.metric_groups``); the
 ``headline`` group holds the figures a reader looks at first.
@@ -22,7 +25,7 @@ from typing import Any
 from django.db import connection
 
 from webapp.analysis.metric_groups import GROUPS, PARAMS, execution_label, metric_group
-from webapp.analysis.stats import mean, stdev, welch_p_value
+from webapp.analysis.stats import mean, stdev, verdict, welch_p_value
 from webapp.core.models import Campaign, Scenario
 
 ALPHA = 0.05
@@ -62,6 +65,12 @@ def _params(raw: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in (found or {}).items()}
 
 
+def _verdict(is_baseline: bool, matched: bool, significant: bool | None) -> str:
+    if is_baseline:
+        return "baseline"
+    return verdict(significant) if matched else "not compared"
+
+
 def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -> dict[str, Any]:
     with connection.cursor() as cursor:
         cursor.execute(_VALUES_SQL, [list(PARAMS), campaign.pk, metric, metric, metric, metric])
@@ -83,6 +92,7 @@ def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -
         factor = mean(values) / mean(base) if base and mean(base) != 0 else None
         p_value = welch_p_value(values, base) if base and not is_baseline else None
         unmatched += base is None
+        significant = None if p_value is None else p_value < ALPHA
         scenario = scenarios[scenario_id]
         group = metric_group(tool, name, subject)
         results.append(
@@ -101,7 +111,8 @@ def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -
                 "factor": factor,
                 "p_value": p_value,
                 "tested": p_value is not None,
-                "significant": p_value is not None and p_value < ALPHA,
+                "significant": significant,
+                "verdict": _verdict(is_baseline, base is not None, significant),
                 "is_baseline": is_baseline,
                 "tool": tool,
                 "params": params,

@@ -4,7 +4,8 @@ Every pair of scenarios with the same dimension keys and exactly one
 different value is compared when both have a saturation point (interpolated
 or extrapolated). The baseline is the one that carries more users; the
 difference is the other's point against it, in percent, with the interval
-and significance of ``analysis.uncertainty.difference``.
+and significance of ``analysis.uncertainty.difference`` (no verdict, "too few
+runs", unless both have two or more runs).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from webapp.analysis.capacity import ScenarioCapacity
+from webapp.analysis.stats import verdict
 from webapp.analysis.uncertainty import difference
 
 NUMERIC = ("interpolated", "extrapolated")
@@ -43,10 +45,9 @@ def scenario_differences(scenarios: Sequence[ScenarioCapacity]) -> list[dict[str
         spread = ""
         if result.interval is not None:
             spread = f" ({result.interval[0]:+.0f} % to {result.interval[1]:+.0f} %)"
-        verdict = "significant" if result.significant else "not significant"
         text = (
             f"{dimension}={other.dims[dimension]} vs {dimension}={base.dims[dimension]}: "
-            f"{result.pct:+.0f} % of capacity{spread}, n={runs[0]} vs {runs[1]}, {verdict}"
+            f"{result.pct:+.0f} % of capacity{spread}, n={runs[0]} vs {runs[1]}, {verdict(result.significant)}"
         )
         found.append(
             {

@@ -1,4 +1,9 @@
-"""Small statistics without SciPy: mean, sample standard deviation and Welch's t-test.
+"""Small statistics without SciPy: mean, sample standard deviation, Welch's t-test and the verdict.
+
+Every significance mark in Headroom goes through :func:`judged` and
+:func:`verdict`: with fewer than :data:`MIN_PER_SIDE` values (runs) on either
+side there is no verdict at all -- ``significant`` is None and the verdict
+reads "too few runs" -- rather than a confident yes or no from one sample.
 
 The two-sided p-value uses Student's t distribution through the regularised
 incomplete beta function (continued fraction, Lentz's method), accurate to
@@ -9,6 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+MIN_PER_SIDE = 2
+TOO_FEW = "too few runs"
 
 
 def mean(values: Sequence[float]) -> float:
@@ -21,6 +29,18 @@ def stdev(values: Sequence[float]) -> float | None:
         return None
     m = mean(values)
     return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+def judged(n_a: int, n_b: int) -> bool:
+    """Whether two samples of these sizes can be judged at all: two or more values on each side."""
+    return min(n_a, n_b) >= MIN_PER_SIDE
+
+
+def verdict(significant: bool | None) -> str:
+    """The words for a significance mark; None (not judged) is "too few runs"."""
+    if significant is None:
+        return TOO_FEW
+    return "significant" if significant else "not significant"
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
@@ -57,7 +77,7 @@ def regularized_beta(a: float, b: float, x: float) -> float:
 
 def welch_p_value(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Two-sided p-value of Welch's t-test for different means; None if it cannot be computed."""
-    if len(a) < 2 or len(b) < 2:
+    if not judged(len(a), len(b)):
         return None
     va, vb = stdev(a) ** 2, stdev(b) ** 2  # type: ignore[operator]
     se2 = va / len(a) + vb / len(b)

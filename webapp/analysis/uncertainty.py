@@ -16,7 +16,9 @@
   relative difference of their points against the higher one, with the
   percentile interval of the resamples' differences (both scenarios
   bootstrapped independently), or interval arithmetic on the step bounds
-  when a side has one run. It is *significant* when the interval excludes 0.
+  when a side has one run. It is *significant* when the interval excludes 0,
+  and judged only with two or more runs on each side (``stats.judged``):
+  step bounds of single runs give an interval but no verdict.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
+from webapp.analysis.stats import judged, verdict
 
 SEED = 16
 DRAWS = 1000
@@ -168,9 +171,13 @@ class Difference:
     pct: float  # (other - baseline) / baseline, in percent
     interval: tuple[float, float] | None
     method: str
+    runs: tuple[int, int]  # (baseline, other)
 
     @property
-    def significant(self) -> bool:
+    def significant(self) -> bool | None:
+        """True when the interval excludes 0; None (no verdict) with fewer than two runs on a side."""
+        if not judged(*self.runs):
+            return None
         return self.interval is not None and (self.interval[0] > 0 or self.interval[1] < 0)
 
     def as_dict(self) -> dict[str, Any]:
@@ -178,6 +185,7 @@ class Difference:
             "difference_pct": self.pct,
             "interval_pct": list(self.interval) if self.interval else None,
             "significant": self.significant,
+            "verdict": verdict(self.significant),
             "method": self.method,
         }
 
@@ -186,17 +194,18 @@ def difference(baseline: tuple[float, Uncertainty], other: tuple[float, Uncertai
     """The relative difference of ``other``'s point against ``baseline``'s, with its interval."""
     (base_point, base), (point, mine) = baseline, other
     pct = (point - base_point) / base_point * 100.0
+    runs = (base.runs, mine.runs)
     if base.method == "bootstrap" and mine.method == "bootstrap":
         rows = [
             ((vb - va) / va * 100.0 if math.isfinite(va) and math.isfinite(vb) else math.nan, w)
             for va, vb, w in _pairs(base.distribution, mine.distribution, SEED)
         ]
         if any(math.isnan(v) for v, _ in rows):
-            return Difference(pct, None, "bootstrap")
+            return Difference(pct, None, "bootstrap", runs)
         low, high = quantiles(rows)
-        return Difference(pct, (min(low, pct), max(high, pct)), "bootstrap")
+        return Difference(pct, (min(low, pct), max(high, pct)), "bootstrap", runs)
     if base.interval is None or mine.interval is None or base.interval[0] <= 0:
-        return Difference(pct, None, "none")
+        return Difference(pct, None, "none", runs)
     low = (mine.interval[0] / base.interval[1] - 1.0) * 100.0
     high = (mine.interval[1] / base.interval[0] - 1.0) * 100.0
-    return Difference(pct, (min(low, pct), max(high, pct)), "step_bounds")
+    return Difference(pct, (min(low, pct), max(high, pct)), "step_bounds", runs)

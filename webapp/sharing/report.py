@@ -17,6 +17,7 @@ from typing import Any
 from webapp.analysis.capacity import campaign_capacity, parse_counter
 from webapp.analysis.compare import campaign_compare
 from webapp.analysis.metric_groups import GROUPS
+from webapp.analysis.units import value_text
 from webapp.api.analysis import METHOD
 from webapp.api.errors import ApiError
 from webapp.api.sizing import sizing_body
@@ -24,7 +25,7 @@ from webapp.core.models import DIMENSIONS, Scenario
 from webapp.sharing import answer
 from webapp.sharing.copies import copies_section
 from webapp.sharing.models import ShareLink
-from webapp.sharing.studies import p_text, study_tables, value_text
+from webapp.sharing.studies import p_text, study_tables
 from webapp.sharing.traces import traces_section
 
 CAPACITY_DEFAULTS: dict[str, Any] = {"counter": "", "stat": "avg", "threshold": 80.0, "trim": 10.0}
@@ -185,7 +186,7 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
             )
             verdict = verdict.replace("p 0", "p = 0")
         else:
-            verdict = "not tested (fewer than two values)"
+            verdict = r["verdict"]
         rows.append(
             {
                 "metric": name,

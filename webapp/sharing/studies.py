@@ -14,27 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.units import value_text
 from webapp.core.models import Campaign, Scenario
 from webapp.sharing.answer import short_label, varying
-
-
-def readable(value: float | None, unit: str) -> tuple[float | None, str]:
-    """Long durations in s, byte rates in MB/s; everything else as stored."""
-    if value is None:
-        return None, unit
-    if unit == "ms" and abs(value) >= 10_000:
-        return value / 1000, "s"
-    if unit == "B/s":
-        return value / 1e6, "MB/s"
-    return value, unit
-
-
-def value_text(value: float | None, unit: str) -> str:
-    shown, unit = readable(value, unit)
-    if shown is None:
-        return ""
-    digits = 0 if abs(shown) >= 100 else 1 if abs(shown) >= 10 else 2
-    return f"{shown:,.{digits}f} {unit}".strip()
 
 
 def p_text(p_value: float | None) -> str:

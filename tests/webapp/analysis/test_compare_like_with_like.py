@@ -109,3 +109,23 @@ def test_groups_and_labels_by_hand():
         execution_label({"block_size": "65536", "iodepth": "32", "rw": "randread"})
         == "64 KiB · randread · QD 32"
     )
+
+
+def test_one_value_against_one_gets_no_verdict_but_too_few_runs(client, agent, two_scenarios):
+    # Issue 20 item 9: 219.04 IO/s (laptop, one run) against 403.66 IO/s (Azure A2, one run) is a factor
+    # of 0.5426 with no significance verdict at all -- neither "significant" nor "not significant".
+    token, campaign = agent
+    baseline = Scenario.objects.get(campaign=campaign, disk_type="azure")
+    response = client.get(
+        f"/api/v1/campaigns/{campaign.slug}/compare",
+        {"baseline": baseline.pk, "metric": "total.iops"},
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    rows = [r for r in response.json()["results"] if r["subject"] == ""]
+    laptop_4k = next(r for r in rows if not r["is_baseline"] and r["params"]["write_pct"] == "50")
+    assert laptop_4k["n"] == 1 and laptop_4k["factor"] == pytest.approx(219.04 / 403.66, abs=1e-4)
+    assert laptop_4k["tested"] is False and laptop_4k["p_value"] is None
+    assert laptop_4k["significant"] is None and laptop_4k["verdict"] == "too few runs"
+    write_only = next(r for r in rows if not r["is_baseline"] and r["params"]["write_pct"] == "100")
+    assert write_only["significant"] is None and write_only["verdict"] == "not compared"
+    assert {r["verdict"] for r in rows if r["is_baseline"]} == {"baseline"}

@@ -53,6 +53,12 @@ def test_capacity_reproduces_the_fsct_orderings(client, demo):
     assert low == 1000 and high > no_av["saturation_users"]
     # One run each: the interval of an interpolated point is its step bounds.
     assert av_on["interval"] == [800, 900]
+    # ... and a difference between single runs gets its interval but no verdict (issue 20 item 9).
+    av = next(c for c in body["comparisons"] if c["dimension"] == "av" and c["value"] == "on")
+    assert av["n"] == [1, 1] and av["interval_pct"][1] < 0
+    assert av["significant"] is None and av["verdict"] == "too few runs"
+    assert av["text"].endswith("n=1 vs 1, too few runs")
+    assert all(c["significant"] is None for c in body["comparisons"])
     # Seed 001: 2008 R2's maximum CPU far above its average, 2012 R2's not -- computed as a remark.
     assert any(r["kind"] == "spiky" for r in found["2008 R2/SSD/av=off"]["remarks"])
     assert not any(r["kind"] == "spiky" for r in no_av["remarks"])

@@ -83,6 +83,7 @@ def test_a_difference_with_repeated_runs_is_significant_when_its_interval_exclud
     found = difference((p_fast, u_fast), (p_slow, u_slow))
     assert found.pct == pytest.approx((p_slow - p_fast) / p_fast * 100)
     assert found.significant and found.interval is not None and found.interval[1] < 0
+    assert found.runs == (2, 2) and found.as_dict()["verdict"] == "significant"
 
 
 def test_a_difference_of_single_runs_uses_interval_arithmetic_on_step_bounds():
@@ -93,7 +94,23 @@ def test_a_difference_of_single_runs_uses_interval_arithmetic_on_step_bounds():
     assert found.pct == pytest.approx(-40.0)
     assert found.interval is not None
     assert found.interval[0] == pytest.approx(-66.667, abs=1e-3) and found.interval[1] == 0.0
-    assert not found.significant
+    assert found.significant is None
+
+
+def test_single_runs_get_an_interval_but_no_verdict_even_when_it_excludes_zero():
+    # Issue 20 item 9, the demo's AV study: 833.3 users in [800, 900] (AV on, one run) against 1,031.4 in
+    # [1,000, 1,100] (AV off, one run) is -19.2 %, from 800/1,100 - 1 = -27.3 % to 900/1,000 - 1 = -10 %:
+    # an interval clear of 0, yet one run per side cannot say the difference is real.
+    base = Uncertainty((1000.0, 1100.0), "step_bounds", 1, [])
+    other = Uncertainty((800.0, 900.0), "step_bounds", 1, [])
+    found = difference((1031.4, base), (833.3, other))
+    assert found.pct == pytest.approx((833.3 - 1031.4) / 1031.4 * 100)
+    assert found.interval == pytest.approx((800 / 1100 * 100 - 100, -10.0))
+    assert found.significant is None
+    assert found.as_dict()["significant"] is None and found.as_dict()["verdict"] == "too few runs"
+    # Two runs against one: still too few on one side.
+    two = Uncertainty((700.0, 900.0), "bootstrap", 2, [(700.0, 0.5), (900.0, 0.5)])
+    assert difference((1031.4, base), (800.0, two)).significant is None
 
 
 monotone_runs = st.lists(

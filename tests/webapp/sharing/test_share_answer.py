@@ -134,6 +134,24 @@ def test_a_compare_link_shows_only_tested_verdicts(client, demo):
     assert "Significant: no" not in page and ">no<" not in page
     assert "yes, p < 0.001" in page  # the busy SMB 1 server's 178x Firefox launch (seed 002)
     assert 'id="factor-chart"' in page
+    # Adobe Reader XI on a 2003 SMB 1 server at 50 % CPU: 85,488 ms, printed in seconds with its unit.
+    assert re.search(
+        r'<td>Adobe Reader XI launch</td><td>[^<]*2003 · SMB 1 · CPU load 50 %</td><td class="num">85\.5 s</td>',
+        page,
+    )
+
+
+def test_a_compare_link_of_single_runs_says_too_few_runs(client, demo):
+    # One DiskSpd report per dialect and power profile: every execution has one value per side.
+    from webapp.core.models import Scenario
+
+    sweeps = [s for s in Scenario.objects.filter(campaign=demo) if s.dims.get("study") == "smb-block-size"]
+    assert len(sweeps) == 4
+    page = share(client, demo, view="compare", baseline=str(sweeps[0].pk))
+    table = page.split('aria-label="Comparison with the baseline"')[1].split("</table>")[0]
+    verdicts = re.findall(r"<td>([^<]*)</td></tr>", table)
+    assert verdicts and set(verdicts) == {"too few runs"}
+    assert "not tested" not in page and "yes, p" not in page and "no, p" not in page
 
 
 def test_block_size_and_copies_can_be_shared(client, demo):

@@ -23,10 +23,8 @@
   const colourSelect = document.getElementById("f-colour");
   const STAT_NAMES = { avg: "average", max: "maximum", p95: "95th percentile" };
   const unitOf = function (counter) { return (page.units || {})[counter] || ""; };
-  const withUnit = function (value, counter) {
-    const unit = unitOf(counter);
-    return P.fmt(value, 2) + (unit ? " " + unit : "");
-  };
+  // In the counter's own unit (a threshold is typed in it), through the one value+unit formatter.
+  const withUnit = function (value, counter) { return H.units.text(value, unitOf(counter), unitOf(counter), 2); };
   function caption(title) {
     return function () {
       return data ? [(page.title ? page.title + " — " : "") + title, "Counter " + data.counter + " · " +

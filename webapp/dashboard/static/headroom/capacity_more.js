@@ -41,7 +41,7 @@
     const rows = (data.comparisons || []).map(function (c) {
       return Object.assign({ name: names[c.scenario], baselineName: names[c.baseline],
         intervalText: c.interval_pct ? P.fmt(c.interval_pct[0], 0) + " % to " + P.fmt(c.interval_pct[1], 0) + " %" : "—",
-        verdict: c.significant ? "significant" : "not significant", runs: c.n.join(" vs ") }, c);
+        runs: c.n.join(" vs ") }, c);
     });
     document.getElementById("comparisons-table").replaceChildren(rows.length ? P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
@@ -117,8 +117,8 @@
     }
     const unit = (page.units || {})[body.counter] || "";
     sizingCaption = [(page.title ? page.title + " — " : "") + "Servers needed for " + P.fmt(body.users, 0) + " users (N+" +
-      body.redundancy + ")", "Counter " + body.counter + " · " + body.stat + " · target " + P.fmt(body.target, 2) +
-      (unit ? " " + unit : "") + " · steps trimmed by " + P.fmt(latest.data.trim_pct, 2) + " %"];
+      body.redundancy + ")", "Counter " + body.counter + " · " + body.stat + " · target " +
+      H.units.text(body.target, unit, unit, 2) + " · steps trimmed by " + P.fmt(latest.data.trim_pct, 2) + " %"];
     sizingStatus.textContent = P.fmt(body.users, 0) + " users at " + P.fmt(body.target, 2) + " (" + body.stat +
       ") with N+" + body.redundancy + ": " + body.method;
   }

@@ -6,6 +6,7 @@
   "use strict";
 
   const H = window.Headroom;
+  const U = H.units;
   const P = window.HeadroomPages;
   const page = P.pageData();
   const form = document.getElementById("compare-form");
@@ -18,12 +19,9 @@
     return [r.metric, r.subject, r.execution].filter(Boolean).join(" — ");
   }
 
-  function scaled(value, unit) {
-    // Readable units: long durations in s, byte rates in MB/s.
-    if (value === null || value === undefined) return { value: value, unit: unit };
-    if (unit === "ms" && Math.abs(value) >= 10000) return { value: value / 1000, unit: "s" };
-    if (unit === "B/s") return { value: value / 1e6, unit: "MB/s" };
-    return { value: value, unit: unit };
+  // One printed unit per row: its mean, stdev, min and max are converted together (Headroom.units).
+  function rowUnit(r) {
+    return U.shown(r.unit, [r.mean, r.min, r.max]);
   }
 
   function pText(p) {
@@ -43,9 +41,9 @@
   }
 
   function valueText(r) {
-    const m = scaled(r.mean, r.unit);
-    const spread = r.stdev === null ? "" : " ± " + P.fmt(scaled(r.stdev, r.unit).value, 1);
-    return P.fmt(m.value, 1) + spread + " " + m.unit + " (n=" + r.n + ")";
+    const unit = rowUnit(r);
+    const spread = r.stdev === null ? "" : " ± " + U.number(r.stdev, r.unit, unit);
+    return U.number(r.mean, r.unit, unit) + spread + (unit ? " " + unit : "") + " (n=" + r.n + ")";
   }
 
   function render(data) {
@@ -70,7 +68,7 @@
     [data.baseline].concat(compared).forEach(function (s) { names[s.scenario] = P.shortLabel(s.dims, keys); });
     document.getElementById("baseline-text").textContent = "Baseline: " + data.baseline.label +
       ". Cells: factor of the mean of executions with the same parameters; * significant at p < 0.05 (Welch, " +
-      "tested only with two or more values per side). Hover a cell for mean ± stdev (n) and p." +
+      "tested only with two or more values per side, else \u201ctoo few runs\u201d). Hover a cell for mean ± stdev (n) and p." +
       (data.unmatched ? " " + data.unmatched + " results have no baseline execution with the same parameters " +
         "and are not compared (see the table below)." : "");
 
@@ -89,7 +87,7 @@
       return { key: "s" + id, label: names[id], num: true, format: cell,
         sort: function (r) { return r ? r.factor : null; },
         title: function (r) {
-          return r ? valueText(r) + (r.p_value === null ? ", not tested" : ", p " + pText(r.p_value).replace(/^(\d)/, "= $1")) : "";
+          return r ? valueText(r) + (r.p_value === null ? ", " + r.verdict : ", p " + pText(r.p_value).replace(/^(\d)/, "= $1")) : "";
         } };
     }));
     const pivot = P.table(pivotColumns, pivotRows);
@@ -134,7 +132,7 @@
     const details = results.filter(function (r) { return shown.indexOf(r.scenario) >= 0; }).map(function (r) {
       return Object.assign({ name: r.is_baseline ? "baseline" : names[r.scenario] }, r);
     });
-    const number = function (v, r) { return P.fmt(scaled(v, r.unit).value, 1); };
+    const number = function (v, r) { return U.number(v, r.unit, rowUnit(r)); };
     const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
     document.getElementById("detail-table").replaceChildren(P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
@@ -145,12 +143,12 @@
       { key: "stdev", label: "Stdev", num: true, format: number },
       { key: "min", label: "Min", num: true, format: number },
       { key: "max", label: "Max", num: true, format: number },
-      { key: "unit", label: "Unit", format: function (v) { return scaled(1, v).unit; } },
+      { key: "unit", label: "Unit", format: function (v, r) { return rowUnit(r); } },
       { key: "execution", label: "Parameters", cellClass: "nowrap" },
       { key: "factor", label: "Factor", num: true, format: function (v, r) {
         return r.matched ? factorText(r) : "not compared (no baseline execution with these parameters)"; } },
       { key: "p_value", label: "p (Welch)", num: true,
-        format: function (v, r) { return r.is_baseline ? "" : v === null ? "not tested" : pText(v); } },
+        format: function (v, r) { return r.is_baseline || !r.matched ? "" : v === null ? r.verdict : pText(v); } },
       { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
     ]), details));
     document.getElementById("method-text").textContent = "Values are pooled per scenario and metric across runs " +
