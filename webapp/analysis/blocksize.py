@@ -172,8 +172,19 @@ def _per_run(rows: list[tuple[int, int, str, str, str, float]]) -> dict[tuple[in
 
 
 def _other_params(run: Run) -> tuple[tuple[str, str], ...]:
-    """The run's execution parameters other than the block size, as a sortable key."""
-    return tuple(sorted((k, str(v)) for k, v in run.attributes.items() if k in PARAMS and k != "block_size"))
+    """The run's execution parameters other than the block size, and what it tested, as a sortable key.
+
+    The target (a disk, a file) is not an execution parameter for comparing scenarios (an
+    HDD scenario's test file is rarely the SSD's), but within a scenario two targets are two
+    lines: an HDD and an SSD test in one file must never be averaged into one point.
+    """
+    return tuple(
+        sorted(
+            (k, str(v))
+            for k, v in run.attributes.items()
+            if (k in PARAMS and k != "block_size") or k == "target"
+        )
+    )
 
 
 def block_size_points(campaign: Campaign) -> list[BlockPoint]:

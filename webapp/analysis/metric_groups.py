@@ -95,6 +95,8 @@ def execution_label(params: Mapping[str, str]) -> str:
         parts.append("random" if params["random"] == "true" else "sequential")
     if "random_pct" in params:
         parts.append(f"{params['random_pct']} % random")
+    if "target" in params:
+        parts.append(params["target"])
     for name, short in (("outstanding_io", "QD"), ("iodepth", "QD")):
         if name in params:
             parts.append(f"{short} {params[name]}")

@@ -116,3 +116,28 @@ def test_compare_sums_a_fleets_rates_and_pools_its_latencies(campaign):
         1,
         pytest.approx(2.0),
     )  # two VMs at once: one result, twice the rate
+
+
+@pytest.mark.django_db
+def test_two_tests_of_one_file_on_two_disks_are_two_executions(campaign):
+    """One text file holding the real SingleGroup report twice: on C: (as written) and on D:.
+
+    Alike but for the disk they tested, they are two executions (two runs, two lines named
+    by their target), not repetitions averaged into one point.
+    """
+    first = (FIXTURES / "diskspd_txt" / "vc_DiskSpd_2.2.0_SingleGroup.txt").read_bytes()
+    second = first.replace(b"C:\\diskspd-test.dat", b"D:\\diskspd-test.dat").replace(
+        b"2026/06/22 22:16:45 UTC", b"2026/06/22 22:30:00 UTC"
+    )
+    from tests.ingest import ingest_bytes
+
+    upload = ingest_bytes(campaign, first + second, filename="two-disks.txt", scenario={"disk_type": "mixed"})
+    assert upload.status == "stored", upload.error
+    iops = sorted(
+        (p.execution, round(p.value, 2), p.runs)
+        for p in block_size_points(campaign)
+        if p.family == "iops" and p.direction == "total"
+    )
+    assert len(iops) == 2
+    assert [(value, runs) for _, value, runs in iops] == [(508.09, 1), (508.09, 1)]
+    assert "C:\\diskspd-test.dat" in iops[0][0] and "D:\\diskspd-test.dat" in iops[1][0]

@@ -175,6 +175,9 @@ def run_params(span: SpanSpec | None, threads: int | None, derived_block: int | 
         params["software_cache"] = _joined(t.software_cache for t in targets)
         params["write_through"] = _joined(_flag(t.write_through) for t in targets)
         params["targets"] = str(len(targets)) if targets else None
+        # What was tested: two tests of one file alike but for their disk (an HDD and an SSD)
+        # are two executions, never repetitions of one.
+        params["target"] = _joined(t.path or None for t in targets)
     return {key: value for key, value in params.items() if value is not None}
 
 

@@ -928,10 +928,10 @@ def _command_line_span(command: str) -> SpanSpec | None:
         write_through=False,
     )
     span = SpanSpec(duration_s=10, warmup_s=5, cooldown_s=0)
-    paths = 0
+    paths: list[str] = []
     for token in tokens[program + 1 :]:
         if token[:1] not in ("-", "/") or len(token) < 2:
-            paths += 1
+            paths.append(token.strip('"'))
             continue
         flag, value = token[1], token[2:]
         number = int(value) if _WHOLE.match(value) and len(value) <= 9 else None
@@ -974,5 +974,5 @@ def _command_line_span(command: str) -> SpanSpec | None:
                     target.software_cache = "disabled"
                 if "w" in letters:
                     target.write_through = True
-    span.targets = [TargetSpec(**vars(target)) for _ in range(max(paths, 1))]
+    span.targets = [TargetSpec(**{**vars(target), "path": path}) for path in paths or [""]]
     return span

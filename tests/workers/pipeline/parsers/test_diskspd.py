@@ -301,6 +301,7 @@ def test_it_reads_the_full_parameter_set_of_each_layout() -> None:
         "duration_s": "600",
         "warmup_s": "5",
         "command_line": r"C:\Diskspd\amd64fre\diskspd.exe -w50 -W5 -b4K -c8G -F2 -o32 -Sh -L -r -d600 C:\testfile.foo",
+        "target": r"C:\testfile.foo",
     }
     v220 = _text(V220).run_attributes
     assert {k: v220[k] for k in ("block_size", "threads", "outstanding_io", "write_pct", "duration_s")} == {
@@ -313,6 +314,7 @@ def test_it_reads_the_full_parameter_set_of_each_layout() -> None:
     assert v220["warmup_s"] == "5"
     many = _text(MANY).run_attributes
     assert many["targets"] == "5"
+    assert many["target"] == ",".join(rf"{drive}:\diskspd-test.dat" for drive in "EFGHI")
     assert many["outstanding_io"] == "22"
     assert many["threads"] == "115"
     no_command = _text(NO_COMMAND).run_attributes
@@ -748,6 +750,7 @@ def test_it_reads_the_pkb_xml_without_latency_figures_checked_by_hand() -> None:
         "software_cache": "disabled",
         "write_through": "true",
         "targets": "1",
+        "target": r"C:\scratch\testfile.dat",
         "computer_name": "pkb-044ffc87-0",
         "diskspd_version": "2.0.21a",
     }
