@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webapp.analysis.capacity import DEFAULT_COUNTER
+from webapp.analysis.limits import limit_text
 
 # How a dimension's value reads in a sentence ("SMB 3.02 on SSD with AV on").
 _PHRASES: dict[str, str] = {
@@ -84,24 +85,6 @@ def counter_name(counter: str) -> str:
 def threshold_text(counter: str, threshold: float) -> str:
     unit = " %" if "%" in counter.rsplit("\\", 1)[-1] or counter in ("", DEFAULT_COUNTER) else ""
     return f"{threshold:g}{unit}"
-
-
-def limit_text(limit: Mapping[str, Any]) -> str:
-    """ "disk latency reaches 20 ms", "available memory falls to 512 MB" ... from a limit row."""
-    resource, value = str(limit["resource"]), float(limit.get("limit") or 0)
-    if resource == "disk_latency":
-        return f"disk latency reaches {value * 1000:g} ms"
-    if resource == "disk_queue":
-        return f"the disk queue reaches {value:g}"
-    if resource == "memory":
-        return f"available memory falls to {value:,.0f} MB"
-    if resource == "network":
-        return f"the network reaches {value:g} % of its bandwidth"
-    if resource == "overload":
-        return "FSCT reports overload"
-    if resource == "cpu":
-        return f"CPU reaches {value:g} %"
-    return f"{resource.replace('_', ' ')} reaches {value:g}"
 
 
 def headline(
