@@ -88,15 +88,22 @@
     }
     const names = latest.names;
     const rows = body.scenarios.map(function (s) {
+      const b = s.binding || {};
       return Object.assign({ name: names[s.scenario] || s.label,
         range: s.servers_interval ? s.servers_interval.join(" – ") : "",
+        decided: name(b.resource) + (b.by === "limit" ? " limit" : " at the target"),
+        binding_resource: b.resource, binding_counter: b.counter, binding_users: b.users,
+        counterText: b.by === "limit" && s.counter_servers !== null ? P.fmt(s.counter_users_per_server, 0) + " → " +
+          s.counter_servers : "",
         arithmetic: s.assumptions.join(" ") }, s);
     });
     document.getElementById("sizing-table").replaceChildren(P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "users_per_server", label: "Users per server", num: true, format: function (v) { return P.fmt(v, 0); } },
+      { key: "decided", label: "Decided by" },
       { key: "servers", label: "Servers", num: true, cellClass: "servers", format: function (v) { return P.fmt(v, 0); } },
       { key: "range", label: "From the interval", cellClass: "nowrap" },
+      { key: "counterText", label: "Counter alone (users → servers)", cellClass: "nowrap" },
       { key: "bound", label: "Bound", format: name },
       { key: "arithmetic", label: "Arithmetic and assumptions", cellClass: "assumptions" },
     ], rows));
@@ -113,7 +120,8 @@
             backgroundColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }),
             borderColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }) }],
           xLabel: "servers (N+" + body.redundancy + ")" });
-      }, ["name", "users_per_server", "servers", "range", "bound", "arithmetic"], rows);
+      }, ["name", "users_per_server", "binding_resource", "binding_counter", "binding_users", "servers", "range",
+        "counter_users_per_server", "counter_servers", "bound", "arithmetic"], rows);
     }
     const unit = (page.units || {})[body.counter] || "";
     sizingCaption = [(page.title ? page.title + " — " : "") + "Servers needed for " + P.fmt(body.users, 0) + " users (N+" +
