@@ -177,7 +177,8 @@ def bar(scenario: Mapping[str, Any], counter: str, stat: str, threshold: float) 
     return {
         "users": scenario["saturation_users"],
         "bound": scenario["bound"],
-        "text": own,
+        # "~1,031": the dashed bar says extrapolated; the tooltip and the table say beyond what.
+        "text": own.split(" (")[0],
         "interval": scenario["interval"],
         # "> N": draw the bar at the last step measured, marked as not reached.
         "shown": scenario["saturation_users"] or max(steps, default=None),

@@ -34,7 +34,7 @@
     var title = "Users before " + (capacity.counter.indexOf("% Processor Time") >= 0 ? "CPU" : capacity.counter) +
       " (" + capacity.stat + ") reaches " + capacity.threshold_text + " or a resource limit";
     // A bar decided by a resource limit says so under its name: "disk queue first".
-    var firstOf = function (b) { return b.decided_by.replace(/ (reaches|falls to|reports) .*$/, "") + " first"; };
+    var firstOf = function (b) { return b.decided_by.replace(/^the /, "").replace(/ (reaches|falls to|reports) .*$/, "") + " first"; };
     var saturation = H.barChart("saturation-chart", {
       // One line per dimension: readable beside the bars on a phone.
       labels: bars.map(function (b) {
