@@ -86,10 +86,14 @@ def test_grouping_and_colour_survive_a_reload_and_merged_bars_say_so(page, site)
         assert sorted(
             row["merged_scenarios"].split(" | ") if row["merged_scenarios"] else [row["scenario"]]
         ) == (sorted(members))
-        # The bar shows the most conservative member.
+        # The bar shows the most conservative member, by its binding figure (a limit reached first counts).
         lowest = min(
             (s for s in api["scenarios"] if s["label"] in members),
-            key=lambda s: s["saturation_users"] or min(st["users"] for st in s["steps"]),
+            key=lambda s: (
+                s["binding"]["users"]
+                if s["binding"]["by"] == "limit"
+                else s["saturation_users"] or min(st["users"] for st in s["steps"])
+            ),
         )
         assert row["scenario"] == lowest["label"]
     assert any(row["merged_scenarios"] for row in rows)

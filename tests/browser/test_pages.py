@@ -215,7 +215,23 @@ def test_sizing_keeps_its_values_in_the_url_and_the_page_reads_at_390_px(page, s
     rows = download_csv(page, page.locator("#slot-saturation .chart-card"))
     hdd = next(r for r in rows if "HDD" in r["scenario"])
     assert hdd["limiting_resource"] == "disk_queue" and hdd["runner_up"] == "cpu"
-    assert number(hdd["interval_low"]) == 900 and number(hdd["interval_high"]) == 1000
+    # The bar is the binding figure: the disk queue at 522 (between its steps 500 and 600), not CPU's 912.
+    assert hdd["binding_resource"] == "disk_queue" and number(hdd["binding_users"]) == pytest.approx(
+        522, abs=0.5
+    )
+    assert number(hdd["plotted"]) == number(hdd["binding_users"])
+    assert number(hdd["saturation_users"]) == pytest.approx(912, abs=0.5)
+    assert number(hdd["interval_low"]) == 500 and number(hdd["interval_high"]) == 600
+    assert (
+        "522 users, disk queue, before CPU (912)" in page.locator("#slot-saturation .chart-note").inner_text()
+    )
+    # Sizing at 60 %, now N+2: the disk queue decides HDD; ceil(3,000 / 522.x) + 2 = 8 servers, CPU alone
+    # ceil(3,000 / 677.8) + 2 = 7.
+    sizing_rows = download_csv(page, page.locator("#slot-servers .chart-card"))
+    hdd_sized = next(r for r in sizing_rows if "HDD" in r["name"])
+    assert hdd_sized["binding_resource"] == "disk_queue" and hdd_sized["servers"] == "8"
+    assert hdd_sized["counter_servers"] == "7"
+    assert "disk queue limit" in page.locator("#sizing-table").inner_text()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page is {width} px wide at a 390 px window"
     assert site.console == [], site.console

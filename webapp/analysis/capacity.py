@@ -33,6 +33,7 @@ from webapp.analysis.extrapolate import Extrapolation, extrapolate
 from webapp.analysis.limits import (
     COMPANIONS,
     ResourceUsers,
+    binding,
     campaign_limits,
     extra_series,
     limiting,
@@ -98,6 +99,7 @@ class ScenarioCapacity:
     limits: list[ResourceUsers] = field(default_factory=list)
     companions: dict[str, dict[int, float]] = field(default_factory=dict)  # e.g. IOPS per user count
     run_ids: list[int] = field(default_factory=list)
+    counter: str = ""  # the chosen counter's path
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -123,7 +125,12 @@ class ScenarioCapacity:
             "limiting": head,
             "runner_up": runner_up,
             "limits": [r.as_dict() for r in self.limits],
+            "binding": self.binding(),
         }
+
+    def binding(self) -> dict[str, Any]:
+        """The lowest of the chosen counter's point and every limit reached (``limits.binding``)."""
+        return binding(self.limits, self.saturation, self.counter, self.interval)
 
 
 def parse_counter(text: str | None) -> CounterRef:
@@ -248,6 +255,7 @@ def campaign_capacity(
         rows = [_combine(users, values) for users, values in sorted(per_users.items())]
         result = _assess(scenario.pk, scenario.label, scenario.dims, rows, curves, stat, threshold)
         result.run_ids = [run.pk for run in runs_of_scenario]
+        result.counter = counter.path
         result.limits, result.companions = scenario_limits(
             runs_of_scenario, watched, averages, overloaded, limits
         )

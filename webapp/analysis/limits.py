@@ -31,6 +31,7 @@ from typing import Any
 from django.db.models import Q
 
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
+from webapp.analysis.uncertainty import step_bounds
 from webapp.core.models import DEFAULT_LIMITS, Campaign, Host, ResourceLimit, Run
 from webapp.timeseries.models import CounterSeries
 
@@ -144,6 +145,7 @@ class ResourceUsers:
     limit: float
     above: bool
     saturation: Saturation
+    interval: tuple[float, float] | None = None  # the steps around the crossing (of the runs' mean)
 
     @property
     def reached(self) -> bool:
@@ -158,6 +160,7 @@ class ResourceUsers:
             "users": self.saturation.users if self.reached else None,
             "bound": self.saturation.bound,
             "text": self.saturation.text,
+            "interval": list(self.interval) if self.interval else None,
         }
 
 
@@ -200,7 +203,10 @@ def scenario_limits(
             companions[resource] = {p.users: p.value for p in points if p.value is not None}
             continue
         level = w.level if w.limit.above else -w.level
-        results.append(ResourceUsers(resource, path, w.level, w.limit.above, saturation_point(points, level)))
+        found = saturation_point(points, level)
+        results.append(
+            ResourceUsers(resource, path, w.level, w.limit.above, found, step_bounds(points, found))
+        )
     if any(lim.resource == "overload" for lim in limits):
         flags: dict[int, bool] = defaultdict(bool)
         for run in runs:
@@ -232,4 +238,60 @@ def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, d
         "counter": second.counter,
         "users": second.saturation.users,
         "margin": margin,
+    }
+
+
+def limit_text(limit: Mapping[str, Any]) -> str:
+    """ "disk latency reaches 20 ms", "available memory falls to 512 MB" ... from a limit row."""
+    resource, value = str(limit["resource"]), float(limit.get("limit") or 0)
+    if resource == "disk_latency":
+        return f"disk latency reaches {value * 1000:g} ms"
+    if resource == "disk_queue":
+        return f"the disk queue reaches {value:g}"
+    if resource == "memory":
+        return f"available memory falls to {value:,.0f} MB"
+    if resource == "network":
+        return f"the network reaches {value:g} % of its bandwidth"
+    if resource == "overload":
+        return "FSCT reports overload"
+    if resource == "cpu":
+        return f"CPU reaches {value:g} %"
+    return f"{resource.replace('_', ' ')} reaches {value:g}"
+
+
+def binding(
+    results: Sequence[ResourceUsers], own: Saturation, counter: str, interval: tuple[float, float] | None
+) -> dict[str, Any]:
+    """Who decides the users per server: the chosen counter at its threshold, or a limit reached first.
+
+    The lowest of the chosen counter's point and every limit reached (``limiting``).
+    Not reached in the tested range, the most users tested stand in for the
+    counter's point; already past it at the first step, the counter decides.
+    ``by`` is ``"target"`` (the chosen counter) or ``"limit"``; ``resource`` names
+    the counter by its row in the limit table when it has one, else ``"counter"``;
+    ``interval`` is the deciding figure's (``interval`` given: the counter's).
+    """
+    name = next((r.resource for r in results if r.counter == counter), "counter")
+    mine: dict[str, Any] = {
+        "resource": name,
+        "counter": counter,
+        "users": own.users,
+        "bound": own.bound,
+        "by": "target",
+        "interval": list(interval) if interval else None,
+    }
+    first = next((r for r in results if r.reached), None)
+    if first is None or own.bound == "below_first_step" or first.saturation.users is None:
+        return mine
+    stand_in = own.users if own.users is not None else own.last_users
+    if stand_in is not None and first.saturation.users >= stand_in:
+        return mine
+    return {
+        "resource": first.resource,
+        "counter": first.counter,
+        "users": first.saturation.users,
+        "bound": first.saturation.bound,
+        "by": "limit",
+        "limit": first.limit,
+        "interval": list(first.interval) if first.interval else None,
     }

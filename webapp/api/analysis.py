@@ -116,7 +116,9 @@ def sizing(
     stat: str = "avg",
     trim: float = 10.0,
 ) -> dict[str, Any]:
-    """Per scenario: ``users_per_server`` at ``target``, ``servers`` = ceil(users / users_per_server) + redundancy."""
+    """Per scenario: ``users_per_server`` (the lowest of the counter at ``target`` and every resource limit,
+    ``binding`` names which), ``servers`` = ceil(users / users_per_server) + redundancy; ``counter_*`` keep
+    the counter's own figures."""
     campaign = campaign_for(request, slug)
     return _finite(sizing_body(campaign, users, target, redundancy, counter, stat, trim))
 

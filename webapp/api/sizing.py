@@ -19,10 +19,12 @@ MAX_USERS = 1_000_000_000
 MAX_REDUNDANCY = 100
 
 METHOD = (
-    "users_per_server is where the {stat} of the counter reaches the target {target:g}, found like the "
-    "saturation point (interpolated between steps, extrapolated beyond them); servers = ceil({users:,} / "
-    "users_per_server) + {redundancy} (N+{redundancy}). servers_interval applies the same arithmetic to the "
-    "ends of the point's interval."
+    "Users per server is the lowest of two figures: where the {stat} of the counter reaches the target "
+    "{target:g}, found like the saturation point (interpolated between steps, extrapolated beyond them), and "
+    "the users at which any resource limit (disk queue, disk latency, memory, network, FSCT overload) is "
+    "reached first; the scenario says which one decides. Servers = {users:,} users divided by the users per "
+    "server, rounded up, plus {redundancy} spare (N+{redundancy}). The range of servers applies the same "
+    "arithmetic to the ends of the deciding figure's interval."
 )
 
 

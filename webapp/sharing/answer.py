@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webapp.analysis.capacity import DEFAULT_COUNTER
+from webapp.analysis.limits import limit_text
 
 # How a dimension's value reads in a sentence ("SMB 3.02 on SSD with AV on").
 _PHRASES: dict[str, str] = {
@@ -86,30 +87,12 @@ def threshold_text(counter: str, threshold: float) -> str:
     return f"{threshold:g}{unit}"
 
 
-def limit_text(limit: Mapping[str, Any]) -> str:
-    """ "disk latency reaches 20 ms", "available memory falls to 512 MB" ... from a limit row."""
-    resource, value = str(limit["resource"]), float(limit.get("limit") or 0)
-    if resource == "disk_latency":
-        return f"disk latency reaches {value * 1000:g} ms"
-    if resource == "disk_queue":
-        return f"the disk queue reaches {value:g}"
-    if resource == "memory":
-        return f"available memory falls to {value:,.0f} MB"
-    if resource == "network":
-        return f"the network reaches {value:g} % of its bandwidth"
-    if resource == "overload":
-        return "FSCT reports overload"
-    if resource == "cpu":
-        return f"CPU reaches {value:g} %"
-    return f"{resource.replace('_', ' ')} reaches {value:g}"
-
-
 def headline(
     scenario: Mapping[str, Any], keys: Sequence[str], counter: str, stat: str, threshold: float
 ) -> str:
     """One sentence with the scenario's answer (see the module docstring)."""
     subject = phrase(scenario["dims"], keys)
-    crossing = f"{_STATS.get(stat, '')}{counter_name(counter)} reaches {threshold_text(counter, threshold)}"
+    crossing = crossing_text(counter, stat, threshold)
     users, bound = scenario.get("saturation_users"), scenario.get("bound")
     steps = [s["users"] for s in scenario.get("steps", [])]
     limiting = scenario.get("limiting")
@@ -131,10 +114,76 @@ def headline(
     return f"{subject}: no load steps with samples of {counter_name(counter)}."
 
 
-def sizing_sentence(row: Mapping[str, Any], keys: Sequence[str], users: int, redundancy: int) -> str:
-    """ "4 servers (N+1) for 3,000 users with SSD, AV on-access off" from a sizing row."""
+def crossing_text(counter: str, stat: str, threshold: float) -> str:
+    """ "CPU reaches 80 %", "maximum CPU reaches 60 %"."""
+    return f"{_STATS.get(stat, '')}{counter_name(counter)} reaches {threshold_text(counter, threshold)}"
+
+
+def decider(binding: Mapping[str, Any] | None, crossing: str) -> str:
+    """What decides the users per server: "the disk queue reaches 10", or the counter's own crossing."""
+    if binding and binding.get("by") == "limit":
+        return limit_text(binding)
+    return crossing
+
+
+def sizing_sentence(
+    row: Mapping[str, Any], keys: Sequence[str], users: int, redundancy: int, crossing: str = ""
+) -> str:
+    """ "7 servers (N+1) for 3,000 users with HDD, AV off: 522 users per server before the disk queue
+    reaches 10 (CPU reaches 60 % only at 678 users per server, which alone would mean 6 servers)."."""
     name = short_label(row["dims"], _own_keys(row["dims"], keys)).replace(" · ", ", ")
+    binding = row.get("binding")
     if row.get("servers") is None:
-        return f"Servers for {users:,} users with {name}: unknown (users per server not measured)."
+        reason = f" ({decider(binding, crossing)} already at the fewest users tested)" if binding else ""
+        return f"Servers for {users:,} users with {name}: unknown (users per server not measured{reason})."
     plural = "server" if row["servers"] == 1 else "servers"
-    return f"{row['servers']} {plural} (N+{redundancy}) for {users:,} users with {name}."
+    text = f"{row['servers']} {plural} (N+{redundancy}) for {users:,} users with {name}"
+    if not binding or not crossing:
+        return text + "."
+    text += f": {_number(row['users_per_server'])} users per server before {decider(binding, crossing)}"
+    if binding.get("by") == "limit" and row.get("counter_users_per_server"):
+        alone = row["counter_servers"]
+        text += (
+            f" ({crossing} only at {_number(row['counter_users_per_server'])} users per server, which alone"
+            f" would mean {alone} {'server' if alone == 1 else 'servers'})"
+        )
+    return text + "."
+
+
+def bar(scenario: Mapping[str, Any], counter: str, stat: str, threshold: float) -> dict[str, Any]:
+    """A bar of the report's chart: the binding figure, what decides it, and the other figures for the tooltip."""
+    binding = scenario.get("binding") or {"by": "target"}
+    steps = [st["users"] for st in scenario["steps"]]
+    crossing = crossing_text(counter, stat, threshold)
+    own = scenario["saturation_text"].replace(" users", "").replace(" (not reached)", "")
+    others = [f"{crossing}: {own} users"]
+    for row in scenario.get("limits", []):
+        line = f"{limit_text(row)}: {row['text']}"
+        if row["counter"] != binding.get("counter") and line not in others:
+            others.append(line)
+    if binding["by"] == "limit":
+        below = binding["bound"] == "below_first_step"
+        return {
+            "users": binding["users"],
+            "bound": binding["bound"],
+            "text": f"< {_number(binding['users'])}" if below else _number(binding["users"]),
+            "interval": binding.get("interval"),
+            "shown": binding["users"],
+            "decided_by": limit_text(binding),
+            "limit": True,
+            "counter_users": scenario["saturation_users"],
+            "others": others,
+        }
+    return {
+        "users": scenario["saturation_users"],
+        "bound": scenario["bound"],
+        # "~1,031": the dashed bar says extrapolated; the tooltip and the table say beyond what.
+        "text": own.split(" (")[0],
+        "interval": scenario["interval"],
+        # "> N": draw the bar at the last step measured, marked as not reached.
+        "shown": scenario["saturation_users"] or max(steps, default=None),
+        "decided_by": crossing,
+        "limit": False,
+        "counter_users": scenario["saturation_users"],
+        "others": others[1:],
+    }

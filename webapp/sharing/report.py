@@ -107,6 +107,7 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
     for s in scenarios:
         s["short"] = answer.short_label(s["dims"], keys)
         s["headline"] = answer.headline(s, keys, counter, filters["stat"], filters["threshold"])
+        s["bar"] = answer.bar(s, counter, filters["stat"], filters["threshold"])
     colour = filters.get("colour", "")
     section: dict[str, Any] = {
         "filters": filters,
@@ -125,13 +126,8 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
             "bars": [
                 {
                     "label": s["short"],
-                    "users": s["saturation_users"],
-                    "bound": s["bound"],
-                    "text": s["saturation_text"].replace(" users", "").replace(" (not reached)", ""),
-                    "interval": s["interval"],
                     "colour_value": s["dims"].get(colour, "") if colour in keys else "",
-                    # "> N": draw the bar at the last step measured, marked as not reached.
-                    "shown": s["saturation_users"] or max((st["users"] for st in s["steps"]), default=None),
+                    **s["bar"],
                 }
                 for s in scenarios
             ],
@@ -156,7 +152,13 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
             "target": filters["target"],
             "redundancy": filters["redundancy"],
             "sentences": [
-                answer.sizing_sentence(row, keys, filters["users"], filters["redundancy"])
+                answer.sizing_sentence(
+                    row,
+                    keys,
+                    filters["users"],
+                    filters["redundancy"],
+                    answer.crossing_text(counter, filters["stat"], filters["target"]),
+                )
                 for row in body["scenarios"]
             ],
             "method": body["method"],

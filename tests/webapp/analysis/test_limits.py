@@ -115,3 +115,29 @@ def test_the_admin_writes_the_default_limits_for_editing(client, study):
     assert rows.count() == len(DEFAULT_LIMITS)
     assert rows.get(resource="cpu").threshold == 80.0
     assert client.get(f"/admin/core/campaign/{campaign.pk}/change/").status_code == 200
+
+
+def test_the_binding_figure_is_the_lowest_of_the_counter_at_its_threshold_and_every_limit(client, study):
+    campaign, _ = study
+    # CPU reaches 80 % at 450 users; disk latency reaches 20 ms first, at 416.7 (steps 400..500).
+    binding = scenario_of(client, campaign)["binding"]
+    assert binding == {
+        "resource": "disk_latency",
+        "counter": "\\PhysicalDisk(0 C:)\\Avg. Disk sec/Transfer",
+        "users": pytest.approx(400 + 100 / 6),
+        "bound": "interpolated",
+        "by": "limit",
+        "limit": 0.02,
+        "interval": [400.0, 500.0],
+    }
+    # 50 % lies between 40 % at 200 users and 60 % at 300: 250 users,
+    # before every limit: the counter decides, with its own step interval 200..300.
+    low = client.get(f"/api/v1/campaigns/{campaign.slug}/capacity?threshold=50").json()["scenarios"][0]
+    assert low["binding"] == {
+        "resource": "cpu",
+        "counter": "\\Processor(_Total)\\% Processor Time",
+        "users": pytest.approx(250.0),
+        "bound": "interpolated",
+        "by": "target",
+        "interval": [200.0, 300.0],
+    }

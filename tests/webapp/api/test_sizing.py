@@ -11,6 +11,7 @@ from tests.webapp.dashboard.demo import load_demo
 pytestmark = pytest.mark.django_db
 
 CPU = "\\Processor(_Total)\\% Processor Time"
+QUEUE = "\\PhysicalDisk(_Total)\\Avg. Disk Queue Length"
 
 
 @pytest.fixture
@@ -91,3 +92,70 @@ def test_the_demo_sizes_3000_users_at_60_percent_cpu_per_fsct_scenario(client):
     no_av = found[("2012 R2", "SSD", "off")]
     assert no_av["users_per_server"] == pytest.approx(700 + 7 / 9 * 100, abs=0.1) and no_av["servers"] == 5
     assert body["users"] == 3000 and body["redundancy"] == 1 and body["target"] == 60.0
+    for row in (av_on, no_av):
+        assert row["binding"]["resource"] == "cpu" and row["binding"]["by"] == "target"
+        assert row["counter_servers"] == row["servers"]
+    # HDD, AV off: CPU reaches 60 % at 678 users (ceil(3,000 / 677.8) + 1 = 6 servers), but the disk queue
+    # reaches its limit (10) at 522 first. 5 working servers x 522 = 2,610 < 3,000: ceil(3,000 / 522.x) = 6,
+    # N+1 = 7.
+    hdd = found[("2012 R2", "HDD", "off")]
+    assert hdd["binding"]["resource"] == "disk_queue" and hdd["binding"]["by"] == "limit"
+    assert hdd["users_per_server"] == pytest.approx(522, abs=0.5) == hdd["binding"]["users"]
+    assert hdd["servers"] == 7
+    assert hdd["counter_users_per_server"] == pytest.approx(677.8, abs=0.1) and hdd["counter_servers"] == 6
+    assert "users_per_server" not in body["method"] and "servers_interval" not in body["method"]
+
+
+@pytest.fixture
+def disk_bound(client):
+    """Two scenarios with the same CPU curve (60 % at 300 users); on HDD the disk queue reaches 10 first."""
+    campaign = make_campaign()
+    add_run(campaign, {"disk_type": "SSD"}, {CPU: (20, 40, 60, 70, 90), QUEUE: (1, 2, 3, 4, 5)}, day=0)
+    # Queue 4 at 100 users, 12 at 200: 10 at 100 + (10 - 4) / (12 - 4) x 100 = 175 users.
+    add_run(
+        campaign,
+        {"disk_type": "HDD"},
+        {CPU: (20, 40, 60, 70, 90), QUEUE: (4, 12, 15, 20, 30)},
+        day=1,
+        host="FS02",
+    )
+    client.force_login(make_user(campaign.project))
+    return campaign
+
+
+def test_a_disk_queue_limit_reached_before_the_target_decides_the_users_per_server(client, disk_bound):
+    found = sizing(client, disk_bound, "users=3000&target=60&redundancy=1")
+    hdd = found["HDD"]
+    assert hdd["binding"] == {
+        "resource": "disk_queue",
+        "counter": QUEUE,
+        "users": pytest.approx(175.0),
+        "bound": "interpolated",
+        "by": "limit",
+        "limit": 10.0,
+        "interval": [100.0, 200.0],
+    }
+    # ceil(3,000 / 175) = ceil(17.14) = 18 for the load + 1 = 19; CPU alone: ceil(3,000 / 300) + 1 = 11.
+    assert hdd["users_per_server"] == pytest.approx(175.0) and hdd["servers"] == 19
+    assert hdd["bound"] == "interpolated" and hdd["interval"] == [100.0, 200.0]
+    # The range follows the disk queue's steps 100..200: ceil(3,000 / 200) + 1 = 16 .. ceil(3,000 / 100) + 1 = 31.
+    assert hdd["servers_interval"] == [16, 31]
+    assert hdd["counter_users_per_server"] == pytest.approx(300.0) and hdd["counter_servers"] == 11
+    assert hdd["counter_servers_interval"] == [11, 16] and hdd["counter_bound"] == "interpolated"
+    assert (
+        "ceil(3,000 / 175.0) = 18 server(s) for the load + 1 for redundancy (N+1) = 19." in hdd["assumptions"]
+    )
+    assert any(
+        a.startswith("One server carries 175 users before the disk queue reaches 10")
+        for a in hdd["assumptions"]
+    )
+    assert any("disk queue's interval (100 to 200 users per server)" in a for a in hdd["assumptions"])
+
+
+def test_when_cpu_reaches_the_target_first_it_decides_and_both_figures_agree(client, disk_bound):
+    ssd = sizing(client, disk_bound, "users=3000&target=60&redundancy=1")["SSD"]
+    assert ssd["binding"]["resource"] == "cpu" and ssd["binding"]["by"] == "target"
+    assert ssd["binding"]["counter"] == CPU and ssd["binding"]["users"] == pytest.approx(300.0)
+    # ceil(3,000 / 300) = 10 + 1 = 11, from the CPU steps 200..300: 11 .. ceil(3,000 / 200) + 1 = 16.
+    assert ssd["users_per_server"] == pytest.approx(300.0) and ssd["servers"] == 11 == ssd["counter_servers"]
+    assert ssd["servers_interval"] == [11, 16] == ssd["counter_servers_interval"]

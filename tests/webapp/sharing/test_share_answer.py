@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -40,7 +41,9 @@ def test_a_capacity_link_opens_with_one_headline_per_scenario_from_the_api_numbe
     client.force_login(make_user(demo.project))
     api = client.get("/api/v1/campaigns/demo/capacity").json()
     page = share(client, demo, view="capacity")
-    answer_block = page[page.index('id="answer"') : page.index("Users before CPU reaches 80 %</h2>")]
+    answer_block = page[
+        page.index('id="answer"') : page.index("Users before CPU reaches 80 % or a resource limit</h2>")
+    ]
     stepped = [s for s in api["scenarios"] if s["steps"]]
     assert answer_block.count("<li>") == len(stepped) == 5
     for s in stepped:
@@ -108,6 +111,26 @@ def test_a_link_freezes_every_filter_of_the_page_including_sizing(client, demo):
     sizing = re.findall(r"<li>(\d+ servers? \(N\+1\) for 3,000 users with [^<]+)</li>", page)
     assert len(sizing) == 5, sizing
     assert "trimmed by 5 %" in page and "coloured by av" in page
+
+
+def test_the_share_report_sizes_by_the_resource_that_binds_first_and_says_so(client, demo):
+    page = share(client, demo, view="capacity", query="?users=3000&target=60&redundancy=1")
+    answer_block = page[page.index('id="answer"') : page.index("</section>")]
+    # HDD, AV off: the disk queue reaches 10 at 522 users, CPU 60 % only at 678. Five working servers carry
+    # 5 x 522 = 2,610 < 3,000 users: ceil(3,000 / 522.x) = 6 + 1 spare = 7 (CPU alone: ceil(3,000 / 677.8) + 1 = 6).
+    assert (
+        "<li>7 servers (N+1) for 3,000 users with 2012 R2, SMB 3.02, HDD, AV off: 522 users per server before "
+        "the disk queue reaches 10 (CPU reaches 60 % only at 678 users per server, which alone would mean 6 servers)."
+        "</li>" in answer_block
+    ), re.findall(r"<li>\d[^<]*HDD[^<]*</li>", answer_block)
+    assert "users_per_server" not in page and "servers_interval" not in page
+    # The chart and the table: the binding figure (522, disk queue) beside CPU's own 912 at 80 %.
+    data = json.loads(page[page.index('id="capacity-data"') :].split(">", 1)[1].split("</script>", 1)[0])
+    hdd = next(b for b in data["bars"] if "HDD" in b["label"] and "AV off" in b["label"])
+    assert hdd["text"] == "522" and hdd["decided_by"] == "the disk queue reaches 10"
+    assert (
+        hdd["counter_users"] == pytest.approx(912, abs=0.5) and "CPU reaches 80 %: 912 users" in hdd["others"]
+    )
 
 
 def test_a_bad_frozen_filter_is_refused_when_the_link_is_made(client, demo):

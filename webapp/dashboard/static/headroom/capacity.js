@@ -22,6 +22,7 @@
   const groupsBox = document.getElementById("f-groups");
   const colourSelect = document.getElementById("f-colour");
   const STAT_NAMES = { avg: "average", max: "maximum", p95: "95th percentile" };
+  const name = function (v) { return String(v || "").replace(/_/g, " "); };
   const unitOf = function (counter) { return (page.units || {})[counter] || ""; };
   // In the counter's own unit (a threshold is typed in it), through the one value+unit formatter.
   const withUnit = function (value, counter) { return H.units.text(value, unitOf(counter), unitOf(counter), 2); };
@@ -55,9 +56,15 @@
     };
   }
 
+  function byLimit(s) {
+    // A resource limit reached before the counter's point decides the scenario's figure (the API's binding).
+    return s.binding && s.binding.by === "limit" ? s.binding : null;
+  }
+
   function plotted(s) {
-    // Where the bar goes: the point itself, or the step that bounds it.
+    // Where the bar goes: the binding figure, the point itself, or the step that bounds it.
     const steps = s.steps.map(function (step) { return step.users; });
+    if (byLimit(s)) return s.binding.users;
     if (s.bound === "interpolated" || s.bound === "extrapolated") {
       return s.saturation_users;
     }
@@ -70,13 +77,44 @@
     return null;
   }
 
+  function boundOf(s) {
+    return byLimit(s) ? s.binding.bound : s.bound;
+  }
+
+  function intervalOf(s) {
+    return byLimit(s) ? s.binding.interval : s.interval;
+  }
+
   function barText(s) {
     // The API's own wording, so bar and table round alike: "912", "> 1,000", "< 100".
+    if (byLimit(s)) return (s.binding.bound === "below_first_step" ? "< " : "") + P.fmt(s.binding.users, 0);
     return plotted(s) === null ? "" : s.saturation_text.replace(/ users.*$/, "");
   }
 
+  function counterName() {
+    return data.counter.indexOf("% Processor Time") >= 0 ? "CPU" : data.counter.split("\\").pop();
+  }
+
+  function decidedText(s) {
+    // "disk queue, before CPU (912)" when a limit decides; the counter's own name otherwise.
+    const limit = byLimit(s);
+    if (!limit) return counterName() + " at " + withUnit(data.threshold, data.counter);
+    return name(limit.resource) + ", before " + counterName() + " (" + s.saturation_text.replace(/ users.*$/, "") + ")";
+  }
+
+  function otherFigures(s) {
+    // The tooltip's other figures: the counter at the threshold and every limit.
+    const lines = [];
+    if (byLimit(s)) lines.push(counterName() + " at " + withUnit(data.threshold, data.counter) + ": " + s.saturation_text);
+    (s.limits || []).forEach(function (limit) {
+      if (limit.counter !== s.binding.counter) lines.push(name(limit.resource) + " (" + limit.counter + "): " + limit.text);
+    });
+    return lines;
+  }
+
   function intervalText(s) {
-    return s.interval ? P.fmt(s.interval[0], 0) + " – " + P.fmt(s.interval[1], 0) : "";
+    const interval = intervalOf(s);
+    return interval ? P.fmt(interval[0], 0) + " – " + P.fmt(interval[1], 0) : "";
   }
 
   function limitingText(s) {
@@ -162,8 +200,14 @@
       if (plotted(s) < plotted(cell.shown)) cell.shown = s;
     });
     const merged = Object.keys(cells).some(function (key) { return cells[key].members.length > 1; });
-    saturationCard.note.textContent = merged ? "A bar marked “merged” holds several scenarios of the grouping and " +
-      "shows the lowest of them; its tooltip and the CSV list them." : "";
+    const names = shortNames(scenarios);
+    const decided = scenarios.filter(byLimit).map(function (s) {
+      return names[s.scenario] + ": " + barText(s) + " users, " + decidedText(s);
+    });
+    saturationCard.note.textContent = "Each bar is the lowest of the counter's point and every resource limit " +
+      "reached first" + (decided.length ? "; decided by a limit: " + decided.join("; ") : "") + ". " +
+      (merged ? "A bar marked “merged” holds several scenarios of the grouping and " +
+      "shows the lowest of them; its tooltip and the CSV list them." : "");
     labels.sort(new Intl.Collator(undefined, { numeric: true }).compare);
     const rows = [];
     const datasets = colours.map(function (colour) {
@@ -178,7 +222,9 @@
         if (s) {
           rows.push({ group: labels[i], colour: colour, scenario: s.label, saturation_users: s.saturation_users,
             bound: s.bound, saturation_text: s.saturation_text, plotted: plotted(s),
-            interval_low: s.interval ? s.interval[0] : null, interval_high: s.interval ? s.interval[1] : null,
+            binding_resource: s.binding ? s.binding.resource : "", binding_counter: s.binding ? s.binding.counter : "",
+            binding_users: s.binding ? s.binding.users : null,
+            interval_low: intervalOf(s) ? intervalOf(s)[0] : null, interval_high: intervalOf(s) ? intervalOf(s)[1] : null,
             limiting_resource: s.limiting ? s.limiting.resource : "", limiting_users: s.limiting ? s.limiting.users : null,
             runner_up: s.runner_up ? s.runner_up.resource : "", margin: s.runner_up ? s.runner_up.margin : null,
             merged_scenarios: together[i] ? together[i].join(" | ") : "" });
@@ -192,13 +238,15 @@
         }),
         merged: together,
         legendColour: own,
+        decided: picked.map(function (s) { return s ? otherFigures(s) : []; }),
+        deciding: picked.map(function (s) { return s && byLimit(s) ? "decided by " + name(s.binding.resource) : ""; }),
         backgroundColor: picked.map(function (s, i) {
-          return s && s.bound !== "interpolated" ? "rgba(255,255,255,0)" : base[i];
+          return s && boundOf(s) !== "interpolated" ? "rgba(255,255,255,0)" : base[i];
         }),
         borderColor: base,
-        borderWidth: picked.map(function (s) { return s && s.bound === "extrapolated" ? 0 : 2; }),
-        dashed: picked.map(function (s) { return Boolean(s && s.bound === "extrapolated"); }),
-        errorBars: picked.map(function (s) { return s && s.interval ? s.interval : null; }),
+        borderWidth: picked.map(function (s) { return s && boundOf(s) === "extrapolated" ? 0 : 2; }),
+        dashed: picked.map(function (s) { return Boolean(s && boundOf(s) === "extrapolated"); }),
+        errorBars: picked.map(function (s) { return s && intervalOf(s) ? intervalOf(s) : null; }),
         skipNull: true,
         maxBarThickness: 120,
       };
@@ -222,10 +270,14 @@
         } } }, tooltip: { callbacks: {
           afterLabel: function (context) {
             const names = context.dataset.merged[context.dataIndex];
-            return names ? ["merged, lowest shown:"].concat(names) : "";
+            const deciding = context.dataset.deciding[context.dataIndex];
+            const others = context.dataset.decided[context.dataIndex];
+            return (deciding ? [deciding] : []).concat(others.length ? ["other figures:"].concat(others) : [])
+              .concat(names ? ["merged, lowest shown:"].concat(names) : []);
           } } } }, layout: { padding: { top: 18 } } },
       });
-    }, ["group", "colour", "scenario", "saturation_users", "bound", "saturation_text", "plotted", "interval_low",
+    }, ["group", "colour", "scenario", "saturation_users", "bound", "saturation_text", "plotted", "binding_resource",
+      "binding_counter", "binding_users", "interval_low",
       "interval_high", "limiting_resource", "limiting_users", "runner_up", "margin", "merged_scenarios"], rows);
   }
 
@@ -240,16 +292,20 @@
     const rows = data.scenarios.map(function (s) {
       const runs = Math.max.apply(null, s.steps.map(function (step) { return step.runs; }).concat([0]));
       return Object.assign({ attrs: { "data-scenario": s.scenario }, name: names[s.scenario], runs: runs,
-        intervalText: intervalText(s), limitingText: limitingText(s) }, s.dims, s);
+        intervalText: intervalText(s), limitingText: limitingText(s), bindingText: barText(s),
+        decidedText: decidedText(s) }, s.dims, s);
     });
     const idColumns = varying.length ? varying.map(function (d) { return { key: d, label: d }; })
       : [{ key: "name", label: "Scenario" }];
     document.getElementById("saturation-table").replaceChildren(P.table(
       idColumns.concat([
-        { key: "saturation_text", label: "Users before saturation", num: true, cellClass: "saturation",
+        { key: "bindingText", label: "Users per server", num: true, cellClass: "binding",
           sort: function (v, row) { return plotted(row); } },
-        { key: "bound", label: "Bound", format: function (v) { return v.replace(/_/g, " "); } },
+        { key: "decidedText", label: "Decided by" },
         { key: "intervalText", label: "95 % interval", cellClass: "nowrap" },
+        { key: "saturation_text", label: "Users before saturation", num: true, cellClass: "saturation",
+          sort: function (v, row) { return row.saturation_users; } },
+        { key: "bound", label: "Bound", format: function (v) { return v.replace(/_/g, " "); } },
         { key: "limitingText", label: "Limiting resource (runner-up)", cellClass: "limiting" },
         { key: "steps_used", label: "Steps", num: true },
         { key: "samples_used", label: "Samples", num: true, format: function (v) { return P.fmt(v, 0); } },

@@ -88,13 +88,19 @@
     }
     const names = latest.names;
     const rows = body.scenarios.map(function (s) {
+      const b = s.binding || {};
       return Object.assign({ name: names[s.scenario] || s.label,
         range: s.servers_interval ? s.servers_interval.join(" – ") : "",
+        decided: b.by === "limit" ? name(b.resource) + " limit" + (s.counter_servers !== null ? " (counter alone: " +
+          P.fmt(s.counter_users_per_server, 0) + " users, " + s.counter_servers + " servers)" : "")
+          : (b.resource === "cpu" ? "CPU" : name(b.resource)) + " at the target",
+        binding_resource: b.resource, binding_counter: b.counter, binding_users: b.users,
         arithmetic: s.assumptions.join(" ") }, s);
     });
     document.getElementById("sizing-table").replaceChildren(P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "users_per_server", label: "Users per server", num: true, format: function (v) { return P.fmt(v, 0); } },
+      { key: "decided", label: "Decided by" },
       { key: "servers", label: "Servers", num: true, cellClass: "servers", format: function (v) { return P.fmt(v, 0); } },
       { key: "range", label: "From the interval", cellClass: "nowrap" },
       { key: "bound", label: "Bound", format: name },
@@ -112,8 +118,11 @@
             // The scenario's colour on the capacity charts above.
             backgroundColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }),
             borderColor: counted.map(function (r) { return latest.colours[r.scenario] || H.PALETTE[0]; }) }],
-          xLabel: "servers (N+" + body.redundancy + ")" });
-      }, ["name", "users_per_server", "servers", "range", "bound", "arithmetic"], rows);
+          xLabel: "servers (N+" + body.redundancy + ")",
+          // Room past the longest bar for its figure.
+          options: { layout: { padding: { right: 24 } } } });
+      }, ["name", "users_per_server", "binding_resource", "binding_counter", "binding_users", "servers", "range",
+        "counter_users_per_server", "counter_servers", "bound", "arithmetic"], rows);
     }
     const unit = (page.units || {})[body.counter] || "";
     sizingCaption = [(page.title ? page.title + " — " : "") + "Servers needed for " + P.fmt(body.users, 0) + " users (N+" +

@@ -32,10 +32,14 @@
       return H.PALETTE[keys.indexOf(capacity.colour ? b.colour_value : b.label) % H.PALETTE.length];
     };
     var title = "Users before " + (capacity.counter.indexOf("% Processor Time") >= 0 ? "CPU" : capacity.counter) +
-      " (" + capacity.stat + ") reaches " + capacity.threshold_text;
+      " (" + capacity.stat + ") reaches " + capacity.threshold_text + " or a resource limit";
+    // A bar decided by a resource limit says so under its name: "disk queue first".
+    var firstOf = function (b) { return b.decided_by.replace(/^the /, "").replace(/ (reaches|falls to|reports) .*$/, "") + " first"; };
     var saturation = H.barChart("saturation-chart", {
       // One line per dimension: readable beside the bars on a phone.
-      labels: bars.map(function (b) { return b.label.split(" · "); }),
+      labels: bars.map(function (b) {
+        return b.label.split(" · ").concat(b.limit ? [firstOf(b)] : []);
+      }),
       datasets: [{
         label: "users before saturation",
         data: bars.map(function (b) { return b.shown; }),
@@ -48,7 +52,12 @@
       xLabel: "users", horizontal: true,
       // The axis reaches the top of every whisker.
       options: { layout: { padding: { right: 56 } }, scales: { x: { suggestedMax: Math.max.apply(null,
-        bars.map(function (b) { return b.interval ? b.interval[1] : 0; }).concat([0])) } } }
+        bars.map(function (b) { return b.interval ? b.interval[1] : 0; }).concat([0])) } },
+        plugins: { tooltip: { callbacks: { afterLabel: function (context) {
+          // What decides the bar, then every other figure: CPU at the threshold and each limit.
+          var b = bars[context.dataIndex];
+          return ["before " + b.decided_by].concat(b.others.length ? ["other figures:"].concat(b.others) : []);
+        } } } } }
     });
     var lines = H.lineChart("steps-chart", {
       datasets: capacity.lines.map(function (line, i) {
@@ -69,8 +78,9 @@
     });
     document.getElementById("saturation-csv").addEventListener("click", function () {
       H.downloadCsv("users-before-saturation.csv", ["scenario", "users_before_saturation", "bound", "interval_low",
-        "interval_high"], bars.map(function (b) {
-        return [b.label, b.users, b.bound, b.interval ? b.interval[0] : null, b.interval ? b.interval[1] : null];
+        "interval_high", "decided_by", "counter_users"], bars.map(function (b) {
+        return [b.label, b.users, b.bound, b.interval ? b.interval[0] : null, b.interval ? b.interval[1] : null,
+          b.decided_by, b.counter_users];
       }));
     });
     document.body.setAttribute("data-users", bars.map(function (b) { return fmt(b.users); }).join(","));
