@@ -283,8 +283,9 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[Run]:
             run.hosts.add(host)
             hosts.add((run.pk, item.host))
         if item.params is not None and run != upload.run:
-            _, first, last = spans.get(run.pk, (run, item.time, item.time))
-            spans[run.pk] = (run, min(first, item.time), max(last, item.time))
+            end = max(item.time, item.until or item.time)
+            _, first, last = spans.get(run.pk, (run, item.time, end))
+            spans[run.pk] = (run, min(first, item.time), max(last, end))
         resolved.append(run)
     for run, first, last in spans.values():  # an execution's own run spans its own figures
         _widen_run(run, first, last, None)
@@ -307,8 +308,9 @@ def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: Loa
     result.rows += len(items)
     result.runs.update(run.pk for run in runs)
     times = [item.time for item in items]
+    ends = [max(item.time, item.until or item.time) for item in items]
     result.first = min([*times, *([result.first] if result.first else [])])
-    result.last = max([*times, *([result.last] if result.last else [])])
+    result.last = max([*ends, *([result.last] if result.last else [])])
 
 
 def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
