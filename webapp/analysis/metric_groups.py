@@ -39,7 +39,7 @@ _BENCHMARKS = {"diskspd": _DISKSPD, "fio": _FIO, "robocopy": _ROBOCOPY}
 # How a metric reads where its stored name alone misleads (per tool).
 _LABELS = {
     "robocopy": {
-        "elapsed_s": "duration (Ended − Started)",
+        "elapsed_s": "duration (Ended - Started)",
         "time.total_s": "thread time, summed over /MT threads (Times: Total)",
         "time.copied_s": "thread time copying, summed over /MT threads (Times: Copied)",
         "time.failed_s": "thread time on failures, summed over /MT threads (Times: FAILED)",
