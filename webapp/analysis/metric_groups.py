@@ -40,10 +40,10 @@ _BENCHMARKS = {"diskspd": _DISKSPD, "fio": _FIO, "robocopy": _ROBOCOPY}
 _LABELS = {
     "robocopy": {
         "elapsed_s": "duration (Ended - Started)",
-        "time.total_s": "thread time, summed over /MT threads (Times: Total)",
-        "time.copied_s": "thread time copying, summed over /MT threads (Times: Copied)",
-        "time.failed_s": "thread time on failures, summed over /MT threads (Times: FAILED)",
-        "time.extras_s": "thread time on extras, summed over /MT threads (Times: Extras)",
+        "time.total_s": "Times: Total, summed over /MT threads",
+        "time.copied_s": "Times: Copied, summed over /MT threads",
+        "time.failed_s": "Times: FAILED, summed over /MT threads",
+        "time.extras_s": "Times: Extras, summed over /MT threads",
     }
 }
 
