@@ -161,13 +161,13 @@ def _per_run(rows: list[tuple[int, int, str, str, str, float]]) -> dict[tuple[in
         if figure is not None:
             by_subject[(run_id, figure, host_id)][subject] = value * figure.scale
     by_host: dict[tuple[int, Figure], dict[int, float]] = defaultdict(dict)
-    for (run_id, figure, host_id), values in by_subject.items():
-        by_host[(run_id, figure)][host_id] = _subjects(values, figure)
+    for (run_id, figure, host_id), subjects in by_subject.items():
+        by_host[(run_id, figure)][host_id] = _subjects(subjects, figure)
     combined = {}
-    for (run_id, figure), values in by_host.items():
+    for (run_id, figure), hosts in by_host.items():
         weights = by_host.get((run_id, Figure("iops", figure.direction, "", "IO/s")), {})
-        value, how = combine_hosts(figure, values, weights)
-        combined[(run_id, figure)] = RunFigure(value, how, values)
+        value, how = combine_hosts(figure, hosts, weights)
+        combined[(run_id, figure)] = RunFigure(value, how, hosts)
     return combined
 
 

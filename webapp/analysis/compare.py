@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db import connection
 
-from webapp.analysis.metric_groups import GROUPS, PARAMS, execution_label, metric_group
+from webapp.analysis.metric_groups import GROUPS, PARAMS, execution_label, metric_group, metric_label
 from webapp.analysis.stats import mean, stdev, verdict, welch_p_value
 from webapp.core.models import Campaign, Scenario
 
@@ -101,6 +101,7 @@ def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -
                 "label": scenario.label,
                 "dims": scenario.dims,
                 "metric": name,
+                "metric_label": metric_label(tool, name),
                 "subject": subject,
                 "unit": unit,
                 "n": len(values),

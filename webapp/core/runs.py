@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from webapp.core.models import Campaign, Run, RunStep, Scenario
 
@@ -72,3 +72,58 @@ def apply_steps(
             )
         if end_at is not None:
             RunStep.objects.filter(run=run, ended_at=None, started_at__lt=end_at).update(ended_at=end_at)
+
+
+# A run is held by what it is made of: an upload placed in it, a result row, a load step.
+# Counter samples belong to hosts, not runs, so an upload of samples holds its run as an upload.
+_DROP_UNUSED_RUNS = """
+    WITH gone AS (
+        DELETE FROM core_run r WHERE r.id = ANY(%s)
+        AND NOT EXISTS (SELECT 1 FROM core_upload u WHERE u.run_id = r.id)
+        AND NOT EXISTS (SELECT 1 FROM measurement m WHERE m.run_id = r.id)
+        AND NOT EXISTS (SELECT 1 FROM core_runstep s WHERE s.run_id = r.id)
+        RETURNING r.id, r.scenario_id
+    ), hosts AS (
+        DELETE FROM core_run_hosts h USING gone WHERE h.run_id = gone.id
+    )
+    SELECT id, scenario_id FROM gone
+"""
+_DROP_UNUSED_SCENARIOS = """
+    DELETE FROM core_scenario c WHERE c.id = ANY(%s)
+    AND NOT EXISTS (SELECT 1 FROM core_run r WHERE r.scenario_id = c.id)
+    AND NOT EXISTS (SELECT 1 FROM core_upload u WHERE u.scenario_id = c.id)
+    RETURNING c.id
+"""
+
+
+def runs_with_results_of(upload_id: int) -> set[int]:
+    """The runs holding result rows of an upload (a benchmark file's runs of its own among them)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT run_id FROM measurement WHERE upload_id = %s", [upload_id])
+        return {run_id for (run_id,) in cursor.fetchall()}
+
+
+def drop_unused(run_ids: Iterable[int], scenario_ids: Iterable[int] = ()) -> tuple[list[int], list[int]]:
+    """Delete the runs of ``run_ids`` that nothing holds any more, then the scenarios left empty.
+
+    A run is kept while an upload is placed in it, a result row (``measurement``) or a
+    load step points at it: a run an agent streams live samples or timings into holds
+    those uploads, and one given steps through ``POST /api/v1/runs/{id}/steps`` holds
+    its steps. A scenario (of ``scenario_ids`` or of a dropped run) goes when no run
+    and no upload is left in it. Returns the ids of the runs and scenarios deleted.
+
+    A process that remembered a dropped run for its uploads (``placements``) finds it
+    gone when its next upload's insert fails, and places that upload afresh.
+    """
+    wanted = sorted(set(run_ids))
+    with transaction.atomic(), connection.cursor() as cursor:
+        runs: list[tuple[int, int]] = []
+        if wanted:
+            cursor.execute(_DROP_UNUSED_RUNS, [wanted])
+            runs = cursor.fetchall()
+        scenarios = sorted({*scenario_ids, *(scenario_id for _, scenario_id in runs)})
+        dropped: list[int] = []
+        if scenarios:
+            cursor.execute(_DROP_UNUSED_SCENARIOS, [scenarios])
+            dropped = [scenario_id for (scenario_id,) in cursor.fetchall()]
+    return sorted(run_id for run_id, _ in runs), sorted(dropped)

@@ -181,7 +181,7 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
     for r in picked:
         if not r["matched"] or r["is_baseline"]:
             continue
-        name = " — ".join(p for p in (r["metric"], r["subject"], r["execution"]) if p)
+        name = " — ".join(p for p in (r["metric_label"], r["subject"], r["execution"]) if p)
         if r["tested"]:
             verdict = (
                 f"yes, p {p_text(r['p_value'])}" if r["significant"] else f"no, p {p_text(r['p_value'])}"

@@ -31,7 +31,7 @@ def _study_table(rows: Sequence[Mapping[str, Any]], scenarios: Sequence[Scenario
     order = [s.pk for s in scenarios if any(r["scenario"] == s.pk for r in rows)]
     lines: dict[tuple[str, str, str], dict[int, Mapping[str, Any]]] = {}
     for row in rows:
-        lines.setdefault((row["metric"], row["subject"], row["execution"]), {})[row["scenario"]] = row
+        lines.setdefault((row["metric_label"], row["subject"], row["execution"]), {})[row["scenario"]] = row
     body = []
     for (metric, subject, execution), cells in lines.items():
         name = " — ".join(p for p in (metric, subject, execution) if p)

@@ -28,11 +28,21 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from webapp.core.models import Host, Run, RunStep, Scenario, Upload
-from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
+from webapp.core.runs import (
+    EXECUTION_TOOLS,
+    RunConflict,
+    default_run,
+    drop_unused,
+    is_default_run,
+    named_run,
+    run_name,
+    runs_with_results_of,
+)
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
+from workers.pipeline.own_runs import leave_default_run, scenario_run
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
 COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
@@ -273,7 +283,7 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[tuple[Run, i
                         found = default_run(upload.campaign, scenario)
                     except RunConflict as exc:  # a run named like this scenario belongs to another
                         raise ParseError(str(exc), line=item.line) from None
-            found = found or upload.run
+            found = found or upload.run or scenario_run(upload)
             if found is None:
                 raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
             if item.params is not None:
@@ -295,8 +305,9 @@ def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[tuple[Run, i
             run.hosts.add(host_id)
             linked.add((run.pk, host_id))
         if item.params is not None and run != upload.run:
-            _, first, last = spans.get(run.pk, (run, item.time, item.time))
-            spans[run.pk] = (run, min(first, item.time), max(last, item.time))
+            end = max(item.time, item.until or item.time)
+            _, first, last = spans.get(run.pk, (run, item.time, end))
+            spans[run.pk] = (run, min(first, item.time), max(last, end))
         resolved.append((run, host_id))
     for run, first, last in spans.values():  # an execution's own run spans its own figures
         _widen_run(run, first, last, None)
@@ -320,8 +331,9 @@ def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: Loa
     result.rows += len(items)
     result.runs.update(run.pk for run, _ in placed)
     times = [item.time for item in items]
+    ends = [max(item.time, item.until or item.time) for item in items]
     result.first = min([*times, *([result.first] if result.first else [])])
-    result.last = max([*times, *([result.last] if result.last else [])])
+    result.last = max([*ends, *([result.last] if result.last else [])])
 
 
 def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
@@ -370,6 +382,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
     try:
         with transaction.atomic():
             backend.allow_unbounded_decompression()
+            old_runs = runs_with_results_of(upload.pk)
             old_first, old_last = delete_rows(upload.pk)
             if parsed.counters is not None:
                 if upload.host is None:
@@ -383,6 +396,8 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                     upload.run.hosts.add(upload.host)
             for run_id in result.runs - ({upload.run.pk} if upload.run else set()):
                 _widen_run(Run.objects.get(pk=run_id), None, None, parsed)
+            leave_default_run(upload, parsed, result.runs)
+            drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved
             dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]
             if parsed.counters is not None and dirty:
                 RollupDirty.objects.bulk_create(RollupDirty(start=a, end=b) for a, b in dirty)

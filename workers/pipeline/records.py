@@ -77,6 +77,9 @@ class Measurement:
     # threads, queue depth ...) when one file holds several executions: each
     # distinct set becomes its own run, carrying them as run attributes.
     params: Mapping[str, str] | None = None
+    # When the execution the figure sums up ended (a robocopy job's Ended), if later than
+    # ``time``: its run then spans ``time`` to ``until``, not a single instant.
+    until: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from django.test.client import encode_multipart
 
 from tests.paths import FIXTURES
 from webapp.core.models import Run, Upload
+from webapp.core.runs import is_default_run
 from workers.tasks import ingest_upload
 
 pytestmark = pytest.mark.django_db
@@ -203,13 +204,16 @@ def test_a_report_without_a_clock_time_takes_started_at_or_the_arrival_time(clie
     ingest_upload.apply(args=(dated.json()["id"],))
     upload = Upload.objects.get(pk=dated.json()["id"])
     assert upload.status == "stored", upload.error
-    # The report is its own execution run (not the scenario's default run), timed from started_at.
+    # The report is its own execution run (not the scenario's default run, which is not left
+    # behind empty: the upload points at its own run), timed from started_at.
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT run_id, min(time) FROM measurement WHERE upload_id = %s GROUP BY 1", [upload.pk]
         )
         (run_id, first), *others = cursor.fetchall()
-    assert others == [] and run_id != upload.run_id
+    assert others == [] and run_id == upload.run_id
+    assert not is_default_run(Run.objects.get(pk=run_id))
+    assert list(Run.objects.filter(campaign=campaign)) == [Run.objects.get(pk=run_id)]
     assert first.isoformat() == "2015-03-02T09:00:00+00:00"
     assert Run.objects.get(pk=run_id).started_at.isoformat() == "2015-03-02T09:00:00+00:00"
     bad = post_file(client, token, campaign, b"x", started_at="yesterday")

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from webapp.core.models import Membership, Upload
+from webapp.core.runs import drop_unused, runs_with_results_of
 from webapp.core.uploads import requeue
 from webapp.dashboard.views.access import campaign_context, visible_campaign
 from webapp.timeseries.models import RollupDirty
@@ -57,12 +58,20 @@ def reparse_upload(request: HttpRequest, slug: str, upload_id: int) -> HttpRespo
 @login_required
 @require_POST
 def delete_upload(request: HttpRequest, slug: str, upload_id: int) -> HttpResponse:
-    """Delete an upload and the rows it produced (the raw bytes stay in the raw store)."""
+    """Delete an upload and the rows it produced (the raw bytes stay in the raw store).
+
+    The runs and scenarios it leaves empty go with it (``drop_unused``): no view lists a
+    run, or counts one in a scenario, that no upload, result or load step is left in.
+    """
     upload = editable_upload(request, slug, upload_id)
     with transaction.atomic():
+        runs = runs_with_results_of(upload.pk) | ({upload.run_id} if upload.run_id else set())
+        scenario = upload.scenario_id
         first, last = delete_rows(upload.pk)
         if first and last:
             RollupDirty.objects.create(start=first, end=last)
         upload.delete()
-    messages.success(request, f"Upload {upload_id} and its rows deleted.")
+        dropped, _ = drop_unused(runs, [scenario] if scenario else [])
+    gone = f" {len(dropped)} run{'s' if len(dropped) != 1 else ''} left empty removed." if dropped else ""
+    messages.success(request, f"Upload {upload_id} and its rows deleted.{gone}")
     return redirect("dashboard:uploads", slug=slug)

@@ -77,12 +77,19 @@ becomes its own run; a single job's carry ``params={}``: a log is one
 execution, so uploaded without a run name it gets a run of its own rather
 than the scenario's shared default run (``workers.pipeline.load``).
 
+Durations: ``elapsed_s`` is the copy's wall clock, what a reader means by
+"how long it took". ``time.total_s`` is robocopy's "Times: Total", which
+with ``/MT:n`` adds up the time of every copy thread: a /MT:8 job from
+04:43:32 to 04:52:35 (543 s) prints a Total of 1:20:59 (4,859 s). It stays a
+figure of its own, never the copy's duration (``webapp.analysis.metric_groups``).
+
 Every figure is stamped with its job's Started time, read in the upload's
 ``timezone`` (robocopy writes local time without an offset; without a
 timezone the log is refused). When the Started date is unreadable (garbled,
 or no header with ``/NJH``) the upload's ``started_at`` is used (ISO 8601),
 else the Ended time; with none of them the log is refused with a message
-asking for ``started_at``.
+asking for ``started_at``. Each figure's ``until`` is the job's Ended time
+(when later), so the job's run spans Started to Ended.
 
 Run attributes: ``source``, ``destination``, ``options``, ``started_at`` and
 ``ended_at`` (ISO 8601, UTC) of the job; with several jobs, the first job's
@@ -755,9 +762,13 @@ def _stamp(job: _Job, clock: _Clock) -> _Stamped:
 def _measurements(job: _Job, stamp: _Stamped, params: dict[str, str] | None) -> list[Measurement]:
     out: list[Measurement] = []
 
+    until = stamp.ended if stamp.ended and stamp.ended > stamp.time else None
+
     def add(metric: str, value: float, unit: str, line: int) -> None:
         out.append(
-            Measurement(time=stamp.time, metric=metric, value=value, unit=unit, line=line, params=params)
+            Measurement(
+                time=stamp.time, metric=metric, value=value, unit=unit, line=line, params=params, until=until
+            )
         )
 
     for kind in COUNT_ROWS:

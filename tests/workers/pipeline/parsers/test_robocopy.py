@@ -258,6 +258,8 @@ def test_it_reads_the_multithreaded_log_in_g_units_which_are_binary() -> None:
     assert figures["speed.mb_per_min"] == 109_600.625
     assert figures["elapsed_s"] == 51  # 11:08:15 AM -> 11:09:06 AM
     assert _times(parsed) == {_utc(2026, 7, 24, 16, 8, 15)}  # CDT, UTC-5
+    # Each figure covers the job up to its Ended line, so its run spans the copy.
+    assert {item.until for item in _items(parsed)} == {_utc(2026, 7, 24, 16, 9, 6)}
 
     # Why "g" is 1024^3: bytes / speed must fall in the Times row's copy
     # time, which robocopy truncates to 0:00:42.
@@ -317,6 +319,7 @@ def test_it_reads_the_spanish_log_with_a_12_hour_p_m_and_nbsp() -> None:
     assert figures["speed.bytes_per_s"] == 102_900_492
     assert figures["speed.mb_per_min"] == 5_888.014
     assert figures["elapsed_s"] == 0
+    assert {item.until for item in _items(parsed)} == {None}  # it ended the second it started
     # martes, 20 de enero de 2026 3:49:12 p. m. (NBSPs inside), UTC-4.
     assert _times(parsed) == {_utc(2026, 1, 20, 19, 49, 12)}
     assert parsed.run_attributes["destination"] == _header(text, "Destino")

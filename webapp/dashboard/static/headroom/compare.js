@@ -16,7 +16,7 @@
 
   function rowKey(r) {
     // Like with like: the execution's parameters (block size, mix, depth) are part of the row.
-    return [r.metric, r.subject, r.execution].filter(Boolean).join(" — ");
+    return [r.metric_label || r.metric, r.subject, r.execution].filter(Boolean).join(" — ");
   }
 
   // One printed unit per row: its mean, stdev, min and max are converted together (Headroom.units).
