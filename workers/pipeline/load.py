@@ -43,6 +43,7 @@ from webapp.timeseries.models import RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
 from workers.pipeline.own_runs import leave_default_run, scenario_run
+from workers.pipeline.recorded_hosts import recorded_hosts
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
 COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
@@ -145,6 +146,20 @@ def upsert_series(host: Host, columns: list[CounterColumn]) -> list[int]:
     return [ids[(c.object, c.instance, c.counter)] for c in columns]
 
 
+def _series_ids(hosts: list[Host], columns: list[CounterColumn]) -> list[int]:
+    """Series ids for ``columns`` recorded on ``hosts`` (one per column), one upsert per machine."""
+    ids: list[int] = [0] * len(columns)
+    by_host: dict[int, list[int]] = {}
+    for index, host in enumerate(hosts):
+        by_host.setdefault(host.pk, []).append(index)
+    machines = {host.pk: host for host in hosts}
+    for host_id, indexes in by_host.items():
+        chosen = [columns[i] for i in indexes]
+        for index, series_id in zip(indexes, upsert_series(machines[host_id], chosen), strict=True):
+            ids[index] = series_id
+    return ids
+
+
 def _raw_cursor() -> psycopg.Cursor[object]:
     connection.ensure_connection()
     raw = connection.connection
@@ -157,16 +172,16 @@ def _sample_record(series_id: int, upload_id: int) -> bytes:
     return _SAMPLE.pack(4, 8, 0, 8, series_id, 8, 0.0, 8, upload_id)
 
 
-def copy_counters(upload: Upload, host: Host, table: CounterTable, result: LoadResult) -> None:
+def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result: LoadResult) -> None:
     """COPY the table's samples in binary format, one block of records per row.
 
     Binary spares the server parsing a timestamp and a decimal per sample.
     Every record of a row differs only in its value, so a row is built from
     a template of its records (series and upload id already in place) with
     sixteen strided byte assignments -- eight for the time, eight for the
-    value -- instead of Python work per cell.
+    value -- instead of Python work per cell. ``hosts`` is each column's machine.
     """
-    series_ids = upsert_series(host, table.columns)
+    series_ids = _series_ids(hosts, table.columns)
     records = [_sample_record(sid, upload.pk) for sid in series_ids]
     everything = b"".join(records)
     template, template_mask = everything, None
@@ -384,16 +399,16 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
             backend.allow_unbounded_decompression()
             old_runs = runs_with_results_of(upload.pk)
             old_first, old_last = delete_rows(upload.pk)
+            machines = [upload.host] if upload.host is not None else []
             if parsed.counters is not None:
-                if upload.host is None:
-                    raise ParseError("counter data needs the upload's host", parser=parsed.parser)
-                copy_counters(upload, upload.host, parsed.counters, result)
+                hosts = recorded_hosts(upload, parsed.counters.columns, parsed.parser)
+                machines = list({host.pk: host for host in hosts}.values())
+                copy_counters(upload, hosts, parsed.counters, result)
             copy_measurements(upload, parsed.measurements, result)
             _apply_steps(upload, parsed, result)
             if upload.run is not None:
                 _widen_run(upload.run, result.first, result.last, parsed)
-                if upload.host is not None:
-                    upload.run.hosts.add(upload.host)
+                upload.run.hosts.add(*machines)
             for run_id in result.runs - ({upload.run.pk} if upload.run else set()):
                 _widen_run(Run.objects.get(pk=run_id), None, None, parsed)
             leave_default_run(upload, parsed, result.runs)
