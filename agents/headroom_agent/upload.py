@@ -236,6 +236,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         else:
             answer = delivery.answer or {}
             duplicate = " (duplicate of an earlier upload)" if answer.get("duplicate") else ""
+            if answer.get("refiled"):
+                duplicate = " (re-filed: sent before with other options, parsed again with these)"
             print(f"upload {answer.get('id')} {answer.get('status')} {label}{duplicate}", file=ctx.out)
             if isinstance(answer.get("id"), int):
                 delivered.append((answer["id"], label))

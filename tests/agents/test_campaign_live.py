@@ -105,3 +105,26 @@ def test_a_misspelt_dimension_is_refused_with_the_closest_name_and_nothing_is_ke
     right = run_agent("upload", "--scenario", "technique=robocopy", str(LOG), *connect, "--timezone", "UTC")
     assert right.returncode == 0, right.output
     assert Upload.objects.get(campaign__slug="copies").scenario.dims == {"technique": "robocopy"}
+
+
+def test_sending_a_stored_file_again_with_another_run_refiles_it(
+    live_server: Any, run_agent: AgentRunner
+) -> None:
+    project = make_project()
+    _, token = make_token(project)
+    assert create(run_agent, live_server.url, token, "copies").returncode == 0
+    connect = ["--server", live_server.url, "--token", token, "--campaign", "copies", "--timezone", "UTC"]
+
+    first = run_agent("upload", str(LOG), *connect, "--run", "wrong-run", "--wait")
+    assert first.returncode == 0, first.output
+    upload = Upload.objects.get(campaign__slug="copies")
+    again = run_agent("upload", str(LOG), *connect, "--run", "right-run", "--wait")
+
+    assert again.returncode == 0, again.output
+    line = next(line for line in again.stdout.splitlines() if line.startswith(f"upload {upload.pk} "))
+    assert line.endswith(f"{LOG.name} (re-filed: sent before with other options, parsed again with these)")
+    upload.refresh_from_db()
+    assert upload.run is not None and upload.run.name == "right-run" and upload.status == Upload.Status.STORED
+    assert set(Measurement.objects.filter(upload_id=upload.pk).values_list("run_id", flat=True)) == {
+        upload.run.pk
+    }

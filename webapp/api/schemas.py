@@ -29,8 +29,10 @@ class UploadOut(Schema):
     sha256: str
     rows: int
     run: int | None
+    runs: list[int] = []
     error: ErrorDetail | None
     duplicate: bool = False
+    refiled: bool = False
     received_at: datetime
     finished_at: datetime | None
     raw_expired_at: datetime | None = None

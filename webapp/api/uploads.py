@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest
+from django.utils.timezone import now
 from ninja import File, Form, Router, Status
 from ninja.files import UploadedFile
 
@@ -16,7 +17,7 @@ from webapp.api.errors import ApiError, not_found
 from webapp.api.schemas import ACCEPT_RESPONSES, ErrorOut, Page, UploadOut
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
-from webapp.core.runs import RunConflict
+from webapp.core.runs import RunConflict, runs_with_results_of
 from webapp.core.text_limits import LimitExceeded, TextLimits
 from webapp.core.uploads import MAX_USERS, UploadMeta, accept, check_declared
 from workers.pipeline.registry import all_parsers
@@ -24,7 +25,9 @@ from workers.pipeline.registry import all_parsers
 router = Router(tags=["uploads"])
 
 
-def upload_out(request: HttpRequest, upload: Upload, duplicate: bool = False) -> dict[str, Any]:
+def upload_out(
+    request: HttpRequest, upload: Upload, duplicate: bool = False, refiled: bool = False
+) -> dict[str, Any]:
     return {
         "id": upload.pk,
         "status": upload.status,
@@ -37,8 +40,12 @@ def upload_out(request: HttpRequest, upload: Upload, duplicate: bool = False) ->
         "sha256": upload.sha256,
         "rows": upload.rows,
         "run": upload.run_id,
+        # Every run its results went to: a benchmark file's executions each have their own.
+        "runs": sorted(runs_with_results_of(upload.pk) | ({upload.run_id} if upload.run_id else set())),
         "error": upload.error,
         "duplicate": duplicate,
+        # The same bytes sent again with other metadata: it was placed anew and parses again.
+        "refiled": refiled,
         "received_at": upload.received_at,
         "finished_at": upload.finished_at,
         # Set when retention removed the upload's counter samples (rows then counts what is left).
@@ -180,8 +187,10 @@ def create_upload(
     )
     check_declared(target, meta.scenario)
     limits = TextLimits(settings.MAX_LINE_BYTES, settings.MAX_COLUMNS)
+    arrived = now()
     upload, duplicate = store_and_accept(request, target, file, meta, limits=limits)
-    return Status(200 if duplicate else 202, upload_out(request, upload, duplicate))
+    refiled = not duplicate and upload.received_at < arrived  # an earlier upload took the new metadata
+    return Status(200 if duplicate else 202, upload_out(request, upload, duplicate, refiled))
 
 
 def visible_upload(request: HttpRequest, upload_id: int) -> Upload:

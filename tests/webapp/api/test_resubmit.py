@@ -1,4 +1,4 @@
-"""A failed upload is fixed by sending the same bytes again with what its error asked for.
+"""An upload is fixed by sending the same bytes again with what its error asked for, or a new placement.
 
 The real robocopy log from a Windows machine carries local wall-clock times
 and no offset: without ``timezone`` it fails and says so; the same bytes with
@@ -74,16 +74,38 @@ def test_the_same_bytes_with_the_same_metadata_stay_a_duplicate_of_the_failure(c
     assert again.json()["duplicate"] is True and again.json()["status"] == "failed"
 
 
-def test_a_stored_upload_is_not_reopened_by_other_metadata(client, agent):
+def test_a_stored_upload_sent_again_with_other_metadata_is_refiled_and_its_rows_move(client, agent):
+    from webapp.core.models import Run
+    from webapp.timeseries.models import Measurement
+
     token, campaign = agent
-    upload_id = send(client, token, campaign, timezone="Asia/Kolkata").json()["id"]
+    first = send(client, token, campaign, timezone="Asia/Kolkata", run="copy-1")
+    upload_id = first.json()["id"]
+    assert first.json()["refiled"] is False
     ingest_upload.apply(args=(upload_id,))
     # 12:27:10 in Kolkata (UTC+5:30) is 06:57:10 UTC.
     assert first_measurement_time(client, token, upload_id) == "2026-05-30T06:57:10+00:00"
-    again = send(client, token, campaign, timezone="Europe/Berlin")
-    assert again.status_code == 200 and again.json()["duplicate"] is True
-    upload = Upload.objects.get(pk=upload_id)
-    assert upload.status == "stored" and upload.timezone == "Asia/Kolkata"
+    rows = status_of(client, token, upload_id)["rows"]
+    old_run = Run.objects.get(campaign=campaign, name="copy-1")
+
+    same = send(client, token, campaign, timezone="Asia/Kolkata", run="copy-1")
+    assert same.status_code == 200 and same.json()["duplicate"] is True and same.json()["refiled"] is False
+
+    again = send(client, token, campaign, timezone="Europe/Berlin", run="copy-2")
+    assert again.status_code == 202, again.content
+    assert again.json()["id"] == upload_id
+    assert (again.json()["duplicate"], again.json()["refiled"]) == (False, True)
+    ingest_upload.apply(args=(upload_id,))
+    stored = status_of(client, token, upload_id)
+    assert stored["status"] == "stored" and stored["rows"] == rows  # the same rows, moved
+    assert first_measurement_time(client, token, upload_id) == "2026-05-30T10:27:10+00:00"
+    new_run = Run.objects.get(campaign=campaign, name="copy-2")
+    assert stored["runs"] == [new_run.pk]
+    assert set(Measurement.objects.filter(upload_id=upload_id).values_list("run_id", flat=True)) == {
+        new_run.pk
+    }
+    assert not Run.objects.filter(pk=old_run.pk).exists()  # nothing holds the old run any more
+    assert Upload.objects.filter(campaign=campaign).count() == 1
 
 
 def test_a_failed_upload_takes_the_new_scenario_and_step_too(client, agent):
