@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -11,13 +12,28 @@ from webapp.dashboard.views.access import campaign_context, visible_campaign
 
 
 def traced_runs(campaign: Campaign) -> list[Run]:
-    """Runs with a time span whose hosts have counter series."""
-    return list(
-        Run.objects.filter(campaign=campaign, started_at__isnull=False, hosts__series__isnull=False)
-        .distinct()
-        .select_related("scenario")
-        .order_by("started_at", "name")
-    )
+    """Runs with counter samples of their hosts inside their own time span.
+
+    A host's series hold whatever it recorded in every run: a copy run on a machine
+    that was traced in another run has series but nothing to show, and must not be
+    the run the explorer opens on.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT r.id FROM core_run r
+            WHERE r.campaign_id = %s AND r.started_at IS NOT NULL AND r.ended_at IS NOT NULL
+              AND EXISTS (
+                SELECT 1 FROM core_run_hosts rh
+                JOIN timeseries_counterseries cs ON cs.host_id = rh.host_id
+                WHERE rh.run_id = r.id
+                  AND EXISTS (SELECT 1 FROM counter_sample s WHERE s.series_id = cs.id
+                              AND s.time >= r.started_at AND s.time <= r.ended_at))
+            """,
+            [campaign.pk],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return list(Run.objects.filter(pk__in=ids).select_related("scenario").order_by("started_at", "name"))
 
 
 @login_required
