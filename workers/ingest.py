@@ -128,6 +128,7 @@ def context_for(upload: Upload) -> ParseContext:
         # time; unless the sender gave one, the upload's arrival stands in for it.
         extra={
             "started_at": upload.received_at.isoformat(),
+            "started_at_is_arrival": "false" if "started_at" in (upload.extra or {}) else "true",
             **{str(k): str(v) for k, v in (upload.extra or {}).items()},
         },
     )

@@ -261,3 +261,26 @@ def test_an_undeclared_scenario_dimension_is_refused_naming_the_closest(client, 
         )
         assert response.status_code == 400, path
         assert "Did you mean 'av'?" in response.json()["error"]["message"]
+
+
+def test_a_report_dated_by_its_arrival_says_time_not_recorded(client, agent):
+    from tests.factories import make_user
+
+    token, campaign = agent
+    path = FIXTURES / "diskspd_txt" / "basilkisel_azure_A2_single.txt"  # DiskSpd 2.0.x: no start time
+    undated = post_file(client, token, campaign, path.read_bytes(), host="VM1", run="undated")
+    ingest_upload.apply(args=(undated.json()["id"],))
+    dated = post_file(
+        client, token, campaign, path.read_bytes(), host="VM2", run="dated", started_at="2015-03-02T09:00:00Z"
+    )
+    ingest_upload.apply(args=(dated.json()["id"],))
+    runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
+    assert runs["undated"].attributes["time_recorded"] == "false"
+    assert "time_recorded" not in runs["dated"].attributes
+
+    client.force_login(make_user(campaign.project))
+    page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
+    undated_row = page[page.index("<td>undated</td>") :].split("</tr>")[0]
+    dated_row = page[page.index("<td>dated</td>") :].split("</tr>")[0]
+    assert "time not recorded" in undated_row
+    assert "2015-03-02 09:00:00" in dated_row and "time not recorded" not in dated_row

@@ -366,6 +366,11 @@ def _started_at(parser: str, context: ParseContext, line: int) -> datetime | Non
     return moment
 
 
+def undated(runs: list[RunResult]) -> bool:
+    """True when a run of the file carries no plausible time of its own."""
+    return any(run.file_time is None or not _plausible(run.file_time) for run in runs)
+
+
 def run_times(parser: str, runs: list[RunResult], context: ParseContext) -> list[datetime]:
     """Each run's start: the file's own time when it has a plausible one, else ``started_at``.
 
@@ -469,6 +474,9 @@ def build_parsed(
                 )
             )
     run_attributes: dict[str, str] = dict(attributes)
+    if undated(runs) and context.extra.get("started_at_is_arrival") == "true":
+        # Dated by the upload's arrival: views say "time not recorded" rather than show today.
+        run_attributes["time_recorded"] = "false"
     if runs and not several:
         run_attributes.update(runs[0].params)
     return Parsed(parser=parser, tool=TOOL, measurements=measurements, run_attributes=run_attributes)
