@@ -25,6 +25,15 @@ pytestmark = pytest.mark.django_db
 PERFMON = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
 MT16 = FIXTURES / "robocopy" / "ripvannwinkler_robocopy_NFL_MT16.log"
 DISKSPD = FIXTURES / "diskspd_txt" / "basilkisel_azure_A2_single.txt"
+
+
+def on_machine(name: str) -> bytes:
+    """The real log as if recorded on ``name`` (its counters belong to the machine they name)."""
+    raw, machine = PERFMON.read_bytes(), b"\\\\IMPC3116\\"
+    assert machine in raw
+    return raw.replace(machine, f"\\\\{name}\\".encode())
+
+
 JOB = """   ROBOCOPY     ::     Robust File Copy for Windows
   Started : Tuesday, March 3, 2026 {started}
    Source : D:\\data{n}\\
@@ -110,14 +119,12 @@ def test_a_log_of_two_jobs_makes_two_runs_and_finds_them_again():
 def test_deleting_an_upload_drops_its_run_and_scenario_from_every_view(client):
     campaign = make_campaign()
     kept = ingest_path(campaign, PERFMON, host="FS01", scenario={"av": "on"}, filename="on.csv")
-    gone = ingest_bytes(
-        campaign, PERFMON.read_bytes() + b"\n", host="FS02", scenario={"av": "off"}, filename="off.csv"
-    )
+    gone = ingest_bytes(campaign, on_machine("FS02"), host="FS02", scenario={"av": "off"}, filename="off.csv")
     copy = ingest_path(campaign, MT16, scenario={"av": "off"}, timezone="UTC")
     assert {kept.status, gone.status, copy.status} == {"stored"}
     client.force_login(make_user(campaign.project, role="owner"))
     assert _overview_runs(client, campaign)[1] == [("av=on", "1"), ("av=off", "2")]
-    assert len(traced_runs(campaign)) == 2  # both perfmon runs: the host FS01 has counters
+    assert len(traced_runs(campaign)) == 2  # both perfmon runs: IMPC3116 and FS02 recorded counters
 
     _delete(client, campaign, gone)
     names, scenarios = _overview_runs(client, campaign)
@@ -132,9 +139,7 @@ def test_deleting_an_upload_drops_its_run_and_scenario_from_every_view(client):
 def test_a_run_shared_by_two_uploads_stays_until_both_are_gone(client):
     campaign = make_campaign()
     first = ingest_path(campaign, PERFMON, host="FS01", filename="a.csv", run="capacity")
-    second = ingest_bytes(
-        campaign, PERFMON.read_bytes() + b"\n", host="FS02", filename="b.csv", run="capacity"
-    )
+    second = ingest_bytes(campaign, on_machine("FS02"), host="FS02", filename="b.csv", run="capacity")
     assert first.run_id == second.run_id
     client.force_login(make_user(campaign.project, role="owner"))
     _delete(client, campaign, first)

@@ -28,8 +28,8 @@ def rollup_rows(upload_id: int) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM counter_rollup_1m WHERE series_id IN "
-            "(SELECT s.id FROM timeseries_counterseries s JOIN core_upload u ON u.host_id = s.host_id "
-            "WHERE u.id = %s)",
+            "(SELECT s.id FROM timeseries_counterseries s JOIN core_run_hosts rh ON rh.host_id = s.host_id"
+            " JOIN core_upload u ON u.run_id = rh.run_id WHERE u.id = %s)",
             [upload_id],
         )
         return int(cursor.fetchone()[0])

@@ -151,7 +151,8 @@ def test_status_and_data_show_what_the_worker_extracted(client, agent):
     assert total > 0
     page = client.get(f"/api/v1/uploads/{upload_id}/data?limit=7", **auth).json()
     assert page["count"] == total and len(page["results"]) == 7 and page["next"]
-    assert page["results"][0]["type"] == "sample" and page["results"][0]["host"] == "FS01"
+    # The machine the log names (\\IMPC3116\...), not the uploader (FS01).
+    assert page["results"][0]["type"] == "sample" and page["results"][0]["host"] == "IMPC3116"
     seen = []
     url = f"/api/v1/uploads/{upload_id}/data?limit=50"
     while url:
