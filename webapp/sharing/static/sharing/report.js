@@ -76,6 +76,13 @@
     document.getElementById("steps-png").addEventListener("click", function () {
       H.downloadPng(lines, "counter-against-users.png", caption);
     });
+    document.getElementById("steps-csv").addEventListener("click", function () {
+      var rows = [];
+      capacity.lines.forEach(function (line) {
+        line.points.forEach(function (p) { rows.push([line.label, p[0], p[1]]); });
+      });
+      H.downloadCsv("counter-against-users.csv", ["scenario", "users", capacity.stat + " " + capacity.counter], rows);
+    });
     document.getElementById("saturation-csv").addEventListener("click", function () {
       H.downloadCsv("users-before-saturation.csv", ["scenario", "users_before_saturation", "bound", "interval_low",
         "interval_high", "decided_by", "counter_users"], bars.map(function (b) {
@@ -112,6 +119,9 @@
     });
     document.getElementById("factor-png").addEventListener("click", function () {
       H.downloadPng(factors, "factors.png", [document.querySelector("h2").textContent]);
+    });
+    document.getElementById("factor-csv").addEventListener("click", function () {
+      H.downloadCsv("factors.csv", ["metric", "scenario", "mean", "n", "factor", "significant"], compare);
     });
   }
   var copies = read("copies-data");
