@@ -54,6 +54,55 @@ def metric_label(tool: str, metric: str) -> str:
     return f"{metric}: {label}" if label else metric
 
 
+_FIGURE_WORDS = {
+    "iops": "IOPS",
+    "mbps": "throughput (MB/s)",
+    "ios": "I/Os",
+    "bytes": "bytes",
+    "lat": "latency",
+    "latency": "latency",
+    "clat": "completion latency",
+    "slat": "submission latency",
+}
+_STAT_WORDS = {"avg": "mean", "mean": "mean", "min": "minimum", "max": "maximum", "stddev": "spread"}
+_UNIT_WORDS = {"ms": "ms", "us": "µs", "ns": "ns", "s": "s", "pct": "%"}
+
+
+def _stat_words(text: str) -> str:
+    """``p99_9_ms`` -> ``99.9th percentile (ms)``; ``avg_ms`` -> ``mean (ms)``; ``usage_pct`` -> ``usage (%)``."""
+    head, _, unit = text.rpartition("_")
+    if unit not in _UNIT_WORDS or not head:
+        head, unit = text, ""
+    if head.startswith("p") and head[1:].replace("_", "").isdigit():
+        words = f"{head[1:].replace('_', '.')}th percentile"
+    else:
+        words = _STAT_WORDS.get(head, head.replace("_", " "))
+    return f"{words} ({_UNIT_WORDS[unit]})" if unit else words
+
+
+def metric_words(tool: str, metric: str) -> str:
+    """``metric`` in plain words for readers of a shared report: ``read.clat.p99_ms`` ->
+    ``read completion latency, 99th percentile (ms)``; a name it cannot read keeps its words."""
+    label = _LABELS.get(tool.lower(), {}).get(metric)
+    if label:
+        return label
+    parts = metric.split(".")
+    words = []
+    for index, part in enumerate(parts):
+        if part in _FIGURE_WORDS:
+            words.append(_FIGURE_WORDS[part])
+        elif part.endswith("_stddev") and part.removesuffix("_stddev") in _FIGURE_WORDS:
+            words.append(_FIGURE_WORDS[part.removesuffix("_stddev")] + " spread")
+        elif part == "cpu":
+            words.append("CPU")
+        elif index == len(parts) - 1 and index > 0:
+            words[-1] += ","
+            words.append(_stat_words(part))
+        else:
+            words.append(part.replace("_", " "))
+    return " ".join(words)
+
+
 def metric_group(tool: str, metric: str, subject: str) -> str:
     """One of ``GROUPS`` for a metric of a run made by ``tool``."""
     headline = _BENCHMARKS.get(tool.lower())

@@ -16,7 +16,7 @@ from typing import Any
 
 from webapp.analysis.capacity import campaign_capacity, parse_counter
 from webapp.analysis.compare import campaign_compare
-from webapp.analysis.metric_groups import GROUPS
+from webapp.analysis.metric_groups import GROUPS, metric_words
 from webapp.analysis.units import value_text
 from webapp.api.analysis import METHOD
 from webapp.api.errors import ApiError
@@ -181,7 +181,9 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
     for r in picked:
         if not r["matched"] or r["is_baseline"]:
             continue
-        name = " — ".join(p for p in (r["metric_label"], r["subject"], r["execution"]) if p)
+        name = " — ".join(
+            p for p in (metric_words(r["tool"], r["metric"]), r["subject"], r["execution"]) if p
+        )
         if r["tested"]:
             verdict = (
                 f"yes, p {p_text(r['p_value'])}" if r["significant"] else f"no, p {p_text(r['p_value'])}"

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.metric_groups import metric_words
 from webapp.analysis.units import value_text
 from webapp.core.models import Campaign, Scenario
 from webapp.sharing.answer import short_label, varying
@@ -31,7 +32,8 @@ def _study_table(rows: Sequence[Mapping[str, Any]], scenarios: Sequence[Scenario
     order = [s.pk for s in scenarios if any(r["scenario"] == s.pk for r in rows)]
     lines: dict[tuple[str, str, str], dict[int, Mapping[str, Any]]] = {}
     for row in rows:
-        lines.setdefault((row["metric_label"], row["subject"], row["execution"]), {})[row["scenario"]] = row
+        words = metric_words(row["tool"], row["metric"])
+        lines.setdefault((words, row["subject"], row["execution"]), {})[row["scenario"]] = row
     body = []
     for (metric, subject, execution), cells in lines.items():
         name = " — ".join(p for p in (metric, subject, execution) if p)

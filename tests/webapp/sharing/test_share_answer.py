@@ -179,6 +179,28 @@ def test_a_compare_link_of_single_runs_says_too_few_runs(client, demo):
 
 def test_block_size_and_copies_can_be_shared(client, demo):
     blocks = share(client, demo, view="blocksize")
-    assert "total.iops" in blocks and "KiB" in blocks and "Users before" not in blocks
+    assert "total IOPS" in blocks and "KiB" in blocks and "Users before" not in blocks
     copies = share(client, demo, view="copies")
     assert "Copy-migration</h2>" in copies and "App-launch</h2>" not in copies
+
+
+def test_shared_reports_use_plain_words_for_metrics_and_dimensions(client, demo):
+    import html
+    import re
+
+    from tests.webapp.dashboard.demo import add_block_size_runs
+    from webapp.sharing.models import ShareLink
+
+    from webapp.core.models import Scenario
+
+    add_block_size_runs(demo)
+    chosen = {v for s in Scenario.objects.filter(campaign=demo) for v in s.dims.values()}  # the tester's words
+    for view in ("overview", "blocksize", "copies"):
+        _, token = ShareLink.issue(demo, view, {})
+        page = html.unescape(client.get(f"/s/{token}/").content.decode())
+        text = re.sub(r"<[^>]+>", " ", re.sub(r"<script.*?</script>", "", page, flags=re.S))
+        codes = set(re.findall(r"\b[a-z]+(?:\.[a-z0-9_]+)+\b|\b[a-z]+_[a-z0-9_]+\b", text)) - chosen
+        assert codes == set(), (view, sorted(codes))
+        if view != "copies":
+            assert "read completion latency, 99th percentile (ms)" in text and "read IOPS" in text
+        assert "SMB dialect" in text and "Disk type (HDD/SSD)" in text

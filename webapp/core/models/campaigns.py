@@ -21,6 +21,21 @@ DIMENSIONS: tuple[str, ...] = (
     "redirection",
     "server_cpu_load",
 )
+# What readers are shown for them; an extra dimension reads as its name with spaces.
+DIMENSION_LABELS = {
+    "server_os": "Server OS",
+    "smb_dialect": "SMB dialect",
+    "disk_type": "Disk type (HDD/SSD)",
+    "av": "Anti-virus",
+    "ca_share": "Continuously available share",
+    "power_profile": "Power profile",
+    "redirection": "Folder redirection",
+    "server_cpu_load": "File-server CPU load",
+}
+
+
+def dimension_label(key: str) -> str:
+    return DIMENSION_LABELS.get(key) or key.replace("_", " ")
 
 
 class Campaign(models.Model):

@@ -17,19 +17,8 @@ from django.shortcuts import redirect, render
 from webapp.accounts.roles import project_for
 from webapp.core import creation
 from webapp.core.models import Campaign, Membership, Project
-from webapp.core.models.campaigns import DIMENSIONS
+from webapp.core.models.campaigns import DIMENSION_LABELS, DIMENSIONS
 from webapp.dashboard.views.access import campaign_context, visible_campaign, visible_projects
-
-LABELS = {
-    "server_os": "Server OS",
-    "smb_dialect": "SMB dialect",
-    "disk_type": "Disk type (HDD/SSD)",
-    "av": "Anti-virus",
-    "ca_share": "Continuously available share",
-    "power_profile": "Power profile",
-    "redirection": "Folder redirection",
-    "server_cpu_load": "File-server CPU load",
-}
 
 
 def writable_projects(request: HttpRequest) -> list[Project]:
@@ -51,7 +40,7 @@ def form_context(values: dict[str, Any], **extra: Any) -> dict[str, Any]:
     chosen = list(values.get("dimensions") or [])
     return {
         "values": values,
-        "common": [(key, LABELS[key], key in chosen) for key in DIMENSIONS],
+        "common": [(key, DIMENSION_LABELS[key], key in chosen) for key in DIMENSIONS],
         "other_dimensions": ", ".join(key for key in chosen if key not in DIMENSIONS),
         **extra,
     }
