@@ -67,13 +67,13 @@ def check_upload_filters(status: str, kind: str) -> tuple[str, str]:
 
 
 def campaign_uploads(campaign: Campaign, status: str = "", kind: str = "") -> QuerySet[Upload]:
-    """The campaign's uploads, newest first; ``kind`` matches the requested parser or the one that ran."""
+    """The campaign's uploads, newest first; ``kind`` matches the requested parser or the one that ran (or failed)."""
     status, kind = check_upload_filters(status, kind)
     uploads = campaign.uploads.select_related("campaign", "host", "scenario")
     if status:
         uploads = uploads.filter(status=status)
     if kind:
-        uploads = uploads.filter(Q(kind=kind) | Q(parser=kind))
+        uploads = uploads.filter(Q(kind=kind) | Q(parser=kind) | Q(error__parser=kind))
     return uploads.order_by("-received_at", "-pk")
 
 
