@@ -152,7 +152,7 @@ def campaign_runs(request: HttpRequest, slug: str) -> dict[str, Any]:
 @router.get(
     "/campaigns/{slug}/uploads", auth=any_auth, response={200: UploadPage, 400: ErrorOut, 404: ErrorOut}
 )
-def campaign_upload_list(
+def campaign_uploads_page(
     request: HttpRequest, slug: str, status: str = "", kind: str = "", offset: int = 0, limit: int = 100
 ) -> dict[str, Any]:
     """The uploads page, newest first and paged: ``status`` (received, queued, parsing, stored, failed) and
@@ -184,14 +184,14 @@ def campaign_upload_list(
 
 
 @router.get("/campaigns/{slug}/block-size", auth=any_auth, response={200: BlockSizeOut, 404: ErrorOut})
-def block_size(request: HttpRequest, slug: str) -> dict[str, Any]:
+def campaign_block_size(request: HttpRequest, slug: str) -> dict[str, Any]:
     """The block-size page's figures: per scenario, execution, block size, family, direction and statistic."""
     campaign = campaign_for(request, slug)
     return _finite({"campaign": campaign.slug, "points": as_json(block_size_points(campaign))})
 
 
 @router.get("/campaigns/{slug}/copies", auth=any_auth, response={200: dict[str, Any], 404: ErrorOut})
-def copies(request: HttpRequest, slug: str) -> dict[str, Any]:
+def campaign_copies(request: HttpRequest, slug: str) -> dict[str, Any]:
     """The copies page: ``configurations`` (technique, dataset, options, durations), ``resources`` and ``figures``."""
     campaign = campaign_for(request, slug)
     return _finite(
@@ -200,7 +200,7 @@ def copies(request: HttpRequest, slug: str) -> dict[str, Any]:
 
 
 @router.get("/campaigns/{slug}/traces", auth=any_auth, response={200: TracesOut, 404: ErrorOut})
-def traces(request: HttpRequest, slug: str, run: int | None = None) -> dict[str, Any]:
+def campaign_traces(request: HttpRequest, slug: str, run: int | None = None) -> dict[str, Any]:
     """The trace explorer's runs (those with counter samples) and the load steps of ``run`` (default: the first)."""
     campaign = campaign_for(request, slug)
     choice = trace_choice(campaign, "" if run is None else str(run))
