@@ -77,6 +77,13 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "post_timings": ("post", API_WRITE),
     "whoami": ("get", row(401, 200, 200, 200, 200, 200, 200)),
     "create_campaign": ("post", row(401, 403, 201, 201, 404, 201, 404)),
+    "list_campaigns": ("get", row(401, 200, 200, 200, 200, 200, 200)),  # each caller lists its own
+    "get_campaign": ("get", API_READ),
+    "campaign_runs": ("get", API_READ),
+    "campaign_uploads_page": ("get", API_READ),
+    "campaign_block_size": ("get", API_READ),
+    "campaign_copies": ("get", API_READ),
+    "campaign_traces": ("get", API_READ),
     "create_run": ("post", row(401, 403, 200, 200, 404, 200, 404)),
     "get_run": ("get", API_READ),
     "post_steps": ("post", row(401, 403, 200, 200, 404, 200, 404)),

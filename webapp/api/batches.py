@@ -28,6 +28,7 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from webapp.api.auth import any_auth
+from webapp.api.batch_bodies import SAMPLES_BODY, TIMINGS_BODY
 from webapp.api.errors import ApiError
 from webapp.api.schemas import ACCEPT_RESPONSES
 from webapp.api.uploads import campaign_for, check_timezone, store_and_accept, upload_out
@@ -302,6 +303,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
     "/samples",
     auth=any_auth,
     response=ACCEPT_RESPONSES,
+    openapi_extra=SAMPLES_BODY,
 )
 def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of live counter samples (JSON, gzip allowed).
@@ -317,6 +319,7 @@ def post_samples(request: HttpRequest) -> Status[dict[str, Any]]:
     "/timings",
     auth=any_auth,
     response=ACCEPT_RESPONSES,
+    openapi_extra=TIMINGS_BODY,
 )
 def post_timings(request: HttpRequest) -> Status[dict[str, Any]]:
     """A batch of timing results.

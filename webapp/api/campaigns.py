@@ -1,4 +1,8 @@
-"""``POST /api/v1/campaigns``: create a campaign (one study) in a project the caller may write to.
+"""``/api/v1/campaigns``: the caller's campaigns (the dashboard's home page), one campaign, and creating one.
+
+``GET /api/v1/campaigns`` lists what the home page lists, from the same
+query (``webapp.analysis.listings.campaign_list``); ``/whoami`` stays the
+token check (projects and their campaign slugs).
 
 Owners and editors (signed in), and agent tokens (each scoped to one project,
 issued by an editor or owner) may create; viewers get 403. The project is the
@@ -14,9 +18,11 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Schema, Status
 
+from webapp.analysis.listings import campaign_list
 from webapp.api.auth import any_auth, caller
 from webapp.api.errors import ApiError, not_found
 from webapp.api.schemas import ErrorOut
+from webapp.api.uploads import campaign_for
 from webapp.core import creation
 from webapp.core.models import Campaign, Project
 
@@ -53,6 +59,17 @@ def campaign_out(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
         "created_at": campaign.created_at,
         "url": request.build_absolute_uri(f"/campaigns/{campaign.slug}/"),
     }
+
+
+class CampaignSummary(CampaignOut):
+    # What the home page's table counts beside each campaign.
+    scenarios: int
+    uploads: int
+
+
+class CampaignList(Schema):
+    count: int
+    campaigns: list[CampaignSummary]
 
 
 def writable_project(request: HttpRequest, slug: str) -> Project:
@@ -96,3 +113,20 @@ def create_campaign(request: HttpRequest, payload: CampaignIn) -> Status[dict[st
     except creation.Refused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     return Status(201, campaign_out(request, campaign))
+
+
+@router.get("/campaigns", auth=any_auth, response={200: CampaignList}, summary="List your campaigns")
+def list_campaigns(request: HttpRequest) -> dict[str, Any]:
+    """The campaigns of the caller's projects, newest first, with their scenario and upload counts."""
+    found = campaign_list(caller(request).project_ids)
+    listed = [
+        {**campaign_out(request, c), "scenarios": c.n_scenarios, "uploads": c.n_uploads}  # type: ignore[attr-defined]
+        for c in found
+    ]
+    return {"count": len(listed), "campaigns": listed}
+
+
+@router.get("/campaigns/{slug}", auth=any_auth, response={200: CampaignOut, 404: ErrorOut})
+def get_campaign(request: HttpRequest, slug: str) -> dict[str, Any]:
+    """One campaign: its name, description, dimensions and project (the settings page's values)."""
+    return campaign_out(request, campaign_for(request, slug))

@@ -10,19 +10,44 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from webapp.analysis.listings import BadFilter, campaign_uploads
 from webapp.core.models import Membership, Upload
 from webapp.core.runs import drop_unused, runs_with_results_of
 from webapp.core.uploads import requeue
 from webapp.dashboard.views.access import campaign_context, visible_campaign
 from webapp.timeseries.models import RollupDirty
 from workers.pipeline.load import delete_rows
+from workers.pipeline.registry import all_parsers
+
+# The page lists this many uploads; GET /api/v1/campaigns/{slug}/uploads pages through all of them.
+PAGE_ROWS = 500
 
 
 @login_required
 def uploads(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's uploads, newest first; ``?status=`` and ``?kind=`` filter as the API's do."""
     found = visible_campaign(request, slug)
-    rows = found.uploads.select_related("host", "scenario").order_by("-received_at")[:500]
-    return render(request, "dashboard/uploads.html", campaign_context(found, "uploads", uploads=rows))
+    status, kind = request.GET.get("status", ""), request.GET.get("kind", "")
+    try:
+        listed = campaign_uploads(found, status, kind)
+        problem = ""
+    except BadFilter as exc:
+        listed, problem = campaign_uploads(found), exc.message
+        status = kind = ""
+    count = listed.count()
+    context = campaign_context(
+        found,
+        "uploads",
+        uploads=listed[:PAGE_ROWS],
+        count=count,
+        shown=min(count, PAGE_ROWS),
+        filters={"status": status.strip(), "kind": kind.strip()},
+        statuses=Upload.Status.values,
+        kinds=["auto", *sorted(all_parsers())],
+        problem=problem,
+        api=f"/api/v1/campaigns/{found.slug}/uploads",
+    )
+    return render(request, "dashboard/uploads.html", context)
 
 
 def editable_upload(request: HttpRequest, slug: str, upload_id: int) -> Upload:
