@@ -189,6 +189,9 @@ else:
 # --- Limits ------------------------------------------------------------------
 MAX_UPLOAD_SIZE = env_size("HEADROOM_MAX_UPLOAD_SIZE", 1024**3)
 MAX_DECOMPRESSED_SIZE = env_size("HEADROOM_MAX_DECOMPRESSED_SIZE", 4 * 1024**3)
+# A gzip body may inflate to at most this many times the compressed bytes read so
+# far (past 1 MiB); real files gzip 4-32x (docs/limits.md). 0 = no ratio cap.
+MAX_GZIP_RATIO = env_int("HEADROOM_MAX_GZIP_RATIO", 100, minimum=0)
 MAX_COLUMNS = env_int("HEADROOM_MAX_COLUMNS", 20_000, minimum=1)
 MAX_LINE_BYTES = env_size("HEADROOM_MAX_LINE_BYTES", 16 * 1024**2)
 MAX_BATCH_ITEMS = env_int("HEADROOM_MAX_BATCH_ITEMS", 100_000, minimum=1)
