@@ -267,6 +267,7 @@ SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
 REQUEUE_AFTER_SECONDS = env_int("HEADROOM_REQUEUE_AFTER_SECONDS", 600, minimum=1)
 
 # --- Cache (share-link and API rate limits) ----------------------------------
+CACHE_TABLE = "headroom_cache"
 CACHES = {
     "default": (
         {
@@ -276,7 +277,9 @@ CACHES = {
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
         if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        # Not per-process memory: every gunicorn worker must count the same limits
+        # (share-link guesses, reset mails). The table comes with the migrations.
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
     )
 }
 
