@@ -189,6 +189,9 @@ else:
 # --- Limits ------------------------------------------------------------------
 MAX_UPLOAD_SIZE = env_size("HEADROOM_MAX_UPLOAD_SIZE", 1024**3)
 MAX_DECOMPRESSED_SIZE = env_size("HEADROOM_MAX_DECOMPRESSED_SIZE", 4 * 1024**3)
+# A gzip body may inflate to at most this many times the compressed bytes read so
+# far (past 1 MiB); real files gzip 4-32x (docs/limits.md). 0 = no ratio cap.
+MAX_GZIP_RATIO = env_int("HEADROOM_MAX_GZIP_RATIO", 100, minimum=0)
 MAX_COLUMNS = env_int("HEADROOM_MAX_COLUMNS", 20_000, minimum=1)
 MAX_LINE_BYTES = env_size("HEADROOM_MAX_LINE_BYTES", 16 * 1024**2)
 MAX_BATCH_ITEMS = env_int("HEADROOM_MAX_BATCH_ITEMS", 100_000, minimum=1)
@@ -264,6 +267,7 @@ SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
 REQUEUE_AFTER_SECONDS = env_int("HEADROOM_REQUEUE_AFTER_SECONDS", 600, minimum=1)
 
 # --- Cache (share-link and API rate limits) ----------------------------------
+CACHE_TABLE = "headroom_cache"
 CACHES = {
     "default": (
         {
@@ -273,7 +277,9 @@ CACHES = {
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
         if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        # Not per-process memory: every gunicorn worker must count the same limits
+        # (share-link guesses, reset mails). The table comes with the migrations.
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
     )
 }
 

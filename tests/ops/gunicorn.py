@@ -40,8 +40,8 @@ class Gunicorn:
 
 
 @contextlib.contextmanager
-def running_gunicorn(directory: Path, env: dict[str, str]) -> Iterator[Gunicorn]:
-    """One gunicorn worker on a free port, its logs in ``directory``; stopped (gracefully) on exit."""
+def running_gunicorn(directory: Path, env: dict[str, str], workers: int = 1) -> Iterator[Gunicorn]:
+    """``workers`` gunicorn workers (one unless told) on a free port, its logs in ``directory``; stopped (gracefully) on exit."""
     server = Gunicorn(free_port(), directory / "out.log", directory / "err.log")
     with open(server.out, "wb") as stdout, open(server.err, "wb") as stderr:
         process = subprocess.Popen(
@@ -53,7 +53,7 @@ def running_gunicorn(directory: Path, env: dict[str, str]) -> Iterator[Gunicorn]
                 "--bind",
                 f"127.0.0.1:{server.port}",
                 "--workers",
-                "1",
+                str(workers),
                 "--access-logfile",
                 "-",
             ],

@@ -9,6 +9,8 @@ from django.http import HttpRequest
 from ninja.security import APIKeyCookie, HttpBearer
 
 from webapp.api import ratelimit
+from webapp.api.errors import ApiError, not_found
+from webapp.api.gzip_request import UPLOAD_PATHS
 from webapp.core.models import AgentToken, Campaign, Project
 
 
@@ -37,7 +39,7 @@ class AgentBearer(HttpBearer):
             return None
         ratelimit.check(found)
         ids = frozenset({found.project_id})
-        return Caller(project_ids=ids, token=found, writable_ids=ids)
+        return may_send_upload(request, Caller(project_ids=ids, token=found, writable_ids=ids))
 
 
 class SessionAuth(APIKeyCookie):
@@ -59,10 +61,37 @@ class SessionAuth(APIKeyCookie):
             return None
         if user.is_superuser:
             ids = frozenset(Project.objects.values_list("pk", flat=True))
-            return Caller(project_ids=ids, user_id=user.pk, writable_ids=ids)
+            return may_send_upload(request, Caller(project_ids=ids, user_id=user.pk, writable_ids=ids))
         roles = dict(user.memberships.values_list("project_id", "role"))
         writable = frozenset(pid for pid, role in roles.items() if role in ("owner", "editor"))
-        return Caller(project_ids=frozenset(roles), user_id=user.pk, writable_ids=writable)
+        found = Caller(project_ids=frozenset(roles), user_id=user.pk, writable_ids=writable)
+        return may_send_upload(request, found)
+
+
+def may_send_upload(request: HttpRequest, found: Caller) -> Caller:
+    """Before an upload body is read (or inflated): may the caller add data at all, and here?
+
+    Runs inside authentication, so a refusal leaves the body unread. Every
+    POST to an upload path needs a project the caller may write to; the
+    campaign itself is a form field or a JSON member, inside the body, so a
+    sender may also name it in the query string (``?campaign=slug``), and then
+    write access to that campaign is checked here too (the view checks the
+    body's campaign again, and that the two agree, before storing anything).
+    """
+    if request.method != "POST" or request.path_info not in UPLOAD_PATHS:
+        return found
+    if not found.writable_ids:
+        raise ApiError(
+            403, "read_only", "you may add data to no project (viewer role or no membership); body not read"
+        )
+    slug = request.GET.get("campaign")
+    if slug is not None:
+        campaign = found.campaigns().filter(slug=slug[:64].replace("\x00", "")).first()
+        if campaign is None:
+            raise not_found(f"campaign {slug[:64]!r}")
+        if campaign.project_id not in found.writable_ids:
+            raise ApiError(403, "read_only", "your role in this project is viewer: it can read, not add data")
+    return found
 
 
 agent_auth = AgentBearer()

@@ -31,7 +31,7 @@ from webapp.api.auth import any_auth
 from webapp.api.batch_bodies import SAMPLES_BODY, TIMINGS_BODY
 from webapp.api.errors import ApiError
 from webapp.api.schemas import ACCEPT_RESPONSES
-from webapp.api.uploads import campaign_for, check_timezone, store_and_accept, upload_out
+from webapp.api.uploads import body_campaign, check_timezone, store_and_accept, upload_out
 from webapp.core import rawstore
 from webapp.core.models import Host
 from webapp.core.uploads import UploadMeta, check_declared
@@ -289,7 +289,7 @@ def _accept_batch(request: HttpRequest, kind: str, key: str) -> Status[dict[str,
         if not summary.items_is_list or not summary.items:
             raise ApiError(400, "invalid_batch", f"'{key}' must be a non-empty list")
         body = summary.fields
-        campaign = campaign_for(request, str(body.get("campaign") or ""), write=True)
+        campaign = body_campaign(request, str(body.get("campaign") or ""))
         meta = _meta(body, kind, summary.items)
         check_declared(campaign, meta.scenario)
         if kind == "samples" and not meta.host:

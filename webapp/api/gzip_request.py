@@ -1,19 +1,20 @@
-"""Request bodies of the upload endpoints: read only for an authenticated caller, gzip allowed.
+"""Request bodies of the upload endpoints: read only for a caller who may add data, gzip allowed.
 
 Only ``/api/v1/uploads``, ``/api/v1/samples`` and ``/api/v1/timings`` take a
 body with ``Content-Encoding: gzip``; a compressed body sent anywhere else is
 refused with 415 before a byte of it is read. On those three paths nothing is
-read until the caller is authenticated: the body stream is replaced by one
-that refuses to be read before django-ninja has accepted an agent token
-(``request.auth``) or, for a request without a bearer token, while the
-session's user is anonymous. So an anonymous gzip bomb costs a header parse,
-and even a forged CSRF cookie (whose check looks at the form fields) reads
-nothing. For a gzip multipart upload the stream inflates on the fly, bounded
-by HEADROOM_MAX_DECOMPRESSED_SIZE (413 above), and Django's multipart parser
-streams the inflated file to a temporary file as usual; the JSON batch
-endpoints inflate the still-compressed body themselves. Whatever temporary
-file a parse left behind (an error, a limit, a client gone mid-body) is
-removed when the response is made.
+read until django-ninja has accepted the caller (``request.auth``): an agent
+token, or a session past its CSRF check, and in both cases write access to
+some project (and to ``?campaign=`` when named; ``webapp.api.auth``). So a
+gzip bomb from an anonymous caller, an account without membership or a
+session without its CSRF header costs a header parse. For a gzip multipart
+upload the stream inflates on the fly, bounded by
+HEADROOM_MAX_DECOMPRESSED_SIZE and by HEADROOM_MAX_GZIP_RATIO times the
+compressed bytes read so far (413 above either), and Django's multipart
+parser streams the inflated file to a temporary file as usual; the JSON batch
+endpoints inflate the still-compressed body themselves, with the same bounds.
+Whatever temporary file a parse left behind (an error, a limit, a client gone
+mid-body) is removed when the response is made.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from webapp.api.errors import ApiError, error_response
+from webapp.core.rawstore import TooCompressed, check_ratio
 
 CHUNK = 64 * 1024
 # The endpoints that take a request body worth compressing (agents gzip all three).
@@ -54,6 +56,7 @@ class InflatingStream:
         self.source = source
         self.limit = limit
         self.produced = 0
+        self.consumed = 0
         self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self.buffer = b""
         self.done = False
@@ -72,6 +75,7 @@ class InflatingStream:
                             400, "bad_gzip", "the gzip body ends before its end marker (truncated request?)"
                         )
                 else:
+                    self.consumed += len(chunk)
                     try:
                         data = self.inflater.decompress(chunk, CHUNK)
                     except zlib.error as exc:
@@ -83,6 +87,10 @@ class InflatingStream:
                 raise GzipBodyError(
                     413, "too_large", f"the decompressed body exceeds the limit of {self.limit:,} bytes"
                 )
+            try:
+                check_ratio(self.produced, self.consumed - len(self.inflater.unconsumed_tail))
+            except TooCompressed as exc:
+                raise GzipBodyError(413, "too_large", str(exc)) from None
             self.buffer += data
 
     def readline(self, size: int = -1) -> bytes:
@@ -105,13 +113,14 @@ class InflatingStream:
 
 
 def authenticated(request: HttpRequest) -> bool:
-    """Whether the caller is known: an accepted agent token, or a signed-in session without one."""
-    if getattr(request, "auth", None) is not None:
-        return True
-    if request.META.get("HTTP_AUTHORIZATION", "").lower().startswith("bearer "):
-        return False  # judged by the token alone, as webapp.api.auth does
-    user = getattr(request, "user", None)
-    return bool(user is not None and user.is_authenticated)
+    """Whether django-ninja has accepted the caller (token, or session past its CSRF check).
+
+    ``request.auth`` is set only after ``webapp.api.auth`` let the caller send
+    an upload (write access somewhere, and to ``?campaign=`` when named). A
+    signed-in session alone is not enough: the CSRF check runs before it, and
+    a check that looked for a form token in the body would otherwise inflate it.
+    """
+    return getattr(request, "auth", None) is not None
 
 
 class AuthenticatedBody:

@@ -12,8 +12,9 @@ one per request.
 **Client addresses.** ``client_address`` is the one answer to "who is
 calling" for every per-address limit (share-link guesses, password-reset
 mails, sign-in lockouts through django-axes). ``hit`` counts events per
-subject in a fixed window in Django's cache (the broker's Redis, else
-per-process memory), and fails open the same way.
+subject in a fixed window in Django's cache (the broker's Redis, else the
+database: never per-process memory, which gunicorn's workers would each keep
+apart), and fails open the same way.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(2200, 1, 1, tzinfo=UTC)
 
 
+# Steps one request may apply: a real study has tens of load steps.
+MAX_STEPS = 1000
+
+
 def check_moment(name: str, moment: datetime | None, code: str) -> None:
     """400 ``code`` unless ``moment`` (when given, with an offset) lies in [EARLIEST, LATEST]."""
     if moment is None:
@@ -137,18 +141,28 @@ def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
 
 
 @router.post(
-    "/runs/{run_id}/steps", auth=any_auth, response={200: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut}
+    "/runs/{run_id}/steps",
+    auth=any_auth,
+    response={200: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 413: ErrorOut},
 )
 def post_steps(request: HttpRequest, run_id: int, payload: list[StepIn] | StepsIn) -> dict[str, Any]:
     """Apply a load-step timeline ``[{users, started_at, ended_at}]`` to a run.
 
     A step without ``ended_at`` stays open until the next step starts or
     ``{"end_at": ...}`` closes it (what ``headroom-agent step`` sends).
-    Re-sending a step (same users and start) updates it.
+    Re-sending a step (same users and start) updates it. At most 1,000
+    steps per request (413 ``too_many_steps`` above).
     """
     run = visible_run(request, run_id, write=True)
     steps = payload if isinstance(payload, list) else payload.steps
     end_at = None if isinstance(payload, list) else payload.end_at
+    if len(steps) > MAX_STEPS:
+        raise ApiError(
+            413,
+            "too_many_steps",
+            f"{len(steps):,} steps in one request; the limit is {MAX_STEPS:,} (a study has tens)",
+            {"limit": MAX_STEPS},
+        )
     for step in steps:
         if not 0 <= step.users <= MAX_USERS:
             raise ApiError(400, "invalid_step", f"users must be from 0 to {MAX_USERS:,}")

@@ -66,6 +66,16 @@ def campaign_for(request: HttpRequest, slug: str, *, write: bool = False) -> Cam
     return campaign
 
 
+def body_campaign(request: HttpRequest, slug: str) -> Campaign:
+    """The campaign the body names, writable; it must be the one ``?campaign=`` named, if any."""
+    named = request.GET.get("campaign")
+    if named is not None and named != slug:
+        raise ApiError(
+            400, "campaign_mismatch", f"the query names campaign {named[:64]!r}, the body {slug[:64]!r}"
+        )
+    return campaign_for(request, slug, write=True)
+
+
 def parse_scenario(text: str) -> dict[str, object]:
     if not text.strip():
         return {}
@@ -164,12 +174,14 @@ def create_upload(
 ) -> Status[dict[str, Any]]:
     """Store the raw file, answer 202 with a status URL and queue normalisation.
 
-    The same bytes again for the same campaign answer 200 with the existing
+    The caller needs write access before a byte of the body is read; naming
+    the campaign in the query string as well (``?campaign=slug``) has it
+    checked then too. The same bytes again for the same campaign answer 200 with the existing
     upload and ``duplicate: true``. ``Content-Encoding: gzip`` is accepted.
     ``started_at`` dates reports that carry no clock time (DiskSpd text, old
     fio); without it the upload's arrival time stands in.
     """
-    target = campaign_for(request, campaign, write=True)
+    target = body_campaign(request, campaign)
     if role not in Host.Role.values:
         raise ApiError(400, "invalid_role", f"role must be 'client' or 'server', not {role!r}")
     if step is not None and not 0 <= step <= MAX_USERS:

@@ -26,6 +26,8 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, storages
 
 CHUNK = 1024 * 1024
+# Inflated bytes allowed before the gzip ratio applies (a tiny body is mostly header).
+RATIO_FLOOR = 1024 * 1024
 # A spool file older than this belongs to no live request (gunicorn's timeout is minutes).
 SPOOL_MAX_AGE_SECONDS = 24 * 3600
 
@@ -34,6 +36,29 @@ class TooLarge(Exception):
     def __init__(self, limit: int, what: str) -> None:
         super().__init__(f"{what} exceeds the limit of {limit:,} bytes")
         self.limit = limit
+
+
+class TooCompressed(TooLarge):
+    """A gzip body that inflates far more than any real result file does."""
+
+    def __init__(self, ratio: int) -> None:
+        Exception.__init__(
+            self,
+            f"the gzip data inflates to more than {ratio}x its compressed size "
+            "(HEADROOM_MAX_GZIP_RATIO); send the file uncompressed",
+        )
+        self.limit = ratio
+
+
+def check_ratio(inflated: int, compressed: int) -> None:
+    """Refuse ``inflated`` bytes out of ``compressed`` bytes in past the ratio (and a small floor).
+
+    The check runs on every inflated chunk, so a bomb is stopped after at most
+    ``RATIO_FLOOR + ratio x`` what was read, not at the absolute size limit.
+    """
+    ratio: int = settings.MAX_GZIP_RATIO
+    if ratio > 0 and inflated > RATIO_FLOOR + ratio * compressed:
+        raise TooCompressed(ratio)
 
 
 class BadGzip(Exception):
@@ -53,15 +78,17 @@ def storage_key(sha256: str) -> str:
 
 def gunzip_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
     decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    produced = 0
+    produced = read = 0
     try:
         while chunk := source.read(CHUNK):
+            read += len(chunk)
             # max_length bounds each step so a gzip bomb never inflates in memory.
             data = decompressor.decompress(chunk, CHUNK)
             while True:
                 produced += len(data)
                 if produced > limit:
                     raise TooLarge(limit, "the decompressed upload")
+                check_ratio(produced, read - len(decompressor.unconsumed_tail))
                 yield data
                 if not decompressor.unconsumed_tail:
                     break
@@ -70,6 +97,7 @@ def gunzip_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
         produced += len(tail)
         if produced > limit:
             raise TooLarge(limit, "the decompressed upload")
+        check_ratio(produced, read)
         yield tail
     except zlib.error as exc:
         raise BadGzip(f"the upload is not valid gzip data: {exc}") from None

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from webapp.core.models import Campaign, Run, RunStep, Scenario
 
@@ -54,24 +55,74 @@ def named_run(campaign: Campaign, scenario: Scenario, name: str) -> Run:
     return run
 
 
+StepKey = tuple[int, datetime]  # (users, started_at): a step's identity within its run
+
+
 def apply_steps(
     run: Run, steps: Iterable[tuple[int, datetime, datetime | None]], end_at: datetime | None = None
 ) -> None:
     """Apply a load-step timeline ``(users, started_at, ended_at)`` to ``run``.
 
     A step without an end stays open until the next step starts or ``end_at``
-    closes it; re-sending a step (same users and start) updates it.
+    closes it; re-sending a step (same users and start) updates it. The
+    timeline is worked out in memory against the run's steps (read once, the
+    run locked so two senders do not interleave) and written with one upsert:
+    a fixed number of queries however many steps come.
     """
     with transaction.atomic():
-        for users, started_at, ended_at in sorted(steps, key=lambda s: s[1]):
-            RunStep.objects.filter(run=run, ended_at=None, started_at__lt=started_at).update(
-                ended_at=started_at
+        Run.objects.select_for_update().filter(pk=run.pk).values_list("pk").first()
+        before: dict[StepKey, datetime | None] = {
+            (users, started_at): ended_at
+            for users, started_at, ended_at in RunStep.objects.filter(run=run).values_list(
+                "users", "started_at", "ended_at"
             )
-            RunStep.objects.update_or_create(
-                run=run, users=users, started_at=started_at, defaults={"ended_at": ended_at}
-            )
-        if end_at is not None:
-            RunStep.objects.filter(run=run, ended_at=None, started_at__lt=end_at).update(ended_at=end_at)
+        }
+        after = timeline(before, steps, end_at)
+        changed = [
+            RunStep(run=run, users=users, started_at=started_at, ended_at=ended_at)
+            for (users, started_at), ended_at in after.items()
+            if (users, started_at) not in before or before[(users, started_at)] != ended_at
+        ]
+        RunStep.objects.bulk_create(
+            changed,
+            batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["run", "users", "started_at"],
+            update_fields=["ended_at"],
+        )
+
+
+def timeline(
+    current: dict[StepKey, datetime | None],
+    steps: Iterable[tuple[int, datetime, datetime | None]],
+    end_at: datetime | None,
+) -> dict[StepKey, datetime | None]:
+    """The steps' ends after applying ``steps`` in start order (and ``end_at``) to ``current``."""
+    result = dict(current)
+    open_steps = {key for key, ended in result.items() if ended is None}
+
+    def close_before(moment: datetime) -> None:
+        for key in [key for key in open_steps if key[1] < moment]:
+            result[key] = moment
+            open_steps.discard(key)
+
+    for users, started_at, ended_at in sorted(
+        ((u, aware(s), None if e is None else aware(e)) for u, s, e in steps), key=lambda step: step[1]
+    ):
+        close_before(started_at)
+        result[(users, started_at)] = ended_at
+        if ended_at is None:
+            open_steps.add((users, started_at))
+        else:
+            open_steps.discard((users, started_at))
+    if end_at is not None:
+        close_before(aware(end_at))
+    return result
+
+
+def aware(moment: datetime) -> datetime:
+    """A naive time as the database would store it (in the default time zone)."""
+    return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
 
 
 # A run is held by what it is made of: an upload placed in it, a result row, a load step.

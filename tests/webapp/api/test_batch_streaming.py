@@ -43,7 +43,10 @@ def peak_of(call: Any) -> tuple[Any, int]:
 
 
 @pytest.mark.parametrize("key", ["samples", "timings"])
-def test_a_30_mib_batch_of_empty_items_is_refused_at_the_item_limit_in_bounded_memory(client, agent, key):
+def test_a_30_mib_batch_of_empty_items_is_refused_at_the_item_limit_in_bounded_memory(
+    client, agent, key, settings
+):
+    settings.MAX_GZIP_RATIO = 0  # far past it (1000x): this checks the limit behind it
     token, campaign = agent
     body = gzip.compress(empty_items(key, campaign.slug, 10_000_000))
     assert len(body) < 64 * 1024  # what the attacker sends: tens of KiB
@@ -88,7 +91,10 @@ def test_distinct_counters_are_counted_while_streaming(client, agent, settings):
 
 
 @pytest.mark.parametrize("key", ["samples", "timings"])
-def test_one_item_padded_with_millions_of_values_is_refused_before_the_worker_sees_it(client, agent, key):
+def test_one_item_padded_with_millions_of_values_is_refused_before_the_worker_sees_it(
+    client, agent, key, settings
+):
+    settings.MAX_GZIP_RATIO = 0  # far past it (1000x): this checks the limit behind it
     token, campaign = agent
     padding = b"[" + b"{}," * 5_000_000 + b"{}]"
     body = gzip.compress(

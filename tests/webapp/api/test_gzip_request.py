@@ -101,6 +101,7 @@ def upload_tmp(settings, tmp_path):
 def test_a_gzip_bomb_past_the_limit_leaves_no_temporary_file(client, agent, settings, upload_tmp):
     token, campaign = agent
     settings.MAX_DECOMPRESSED_SIZE = 3 * 1024 * 1024  # past the 1 MiB kept in memory: spooled to disk
+    settings.MAX_GZIP_RATIO = 0  # zeros gzip 1000x: this checks the absolute limit behind the ratio
     content = encode_multipart(BOUNDARY, {"campaign": campaign.slug, "file": io.BytesIO(b"0" * 10_000_000)})
     response, _ = post(
         client,

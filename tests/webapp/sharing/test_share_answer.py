@@ -189,12 +189,13 @@ def test_shared_reports_use_plain_words_for_metrics_and_dimensions(client, demo)
     import re
 
     from tests.webapp.dashboard.demo import add_block_size_runs
+    from webapp.core.models import Scenario
     from webapp.sharing.models import ShareLink
 
-    from webapp.core.models import Scenario
-
     add_block_size_runs(demo)
-    chosen = {v for s in Scenario.objects.filter(campaign=demo) for v in s.dims.values()}  # the tester's words
+    chosen = {
+        v for s in Scenario.objects.filter(campaign=demo) for v in s.dims.values()
+    }  # the tester's words
     for view in ("overview", "blocksize", "copies"):
         _, token = ShareLink.issue(demo, view, {})
         page = html.unescape(client.get(f"/s/{token}/").content.decode())
