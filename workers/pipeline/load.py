@@ -17,32 +17,24 @@ import operator
 import struct
 import sys
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from typing import cast
 
 import psycopg
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from webapp.core.models import Host, Run, RunStep, Scenario, Upload
-from webapp.core.runs import (
-    EXECUTION_TOOLS,
-    RunConflict,
-    default_run,
-    drop_unused,
-    is_default_run,
-    named_run,
-    run_name,
-    runs_with_results_of,
-)
+from webapp.core.models import Host, Run, RunStep, Upload
+from webapp.core.runs import drop_unused, runs_with_results_of
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
-from workers.pipeline.own_runs import leave_default_run, scenario_run
+from workers.pipeline.own_runs import leave_default_run
+from workers.pipeline.placement import RunPlacer, widen_run
 from workers.pipeline.recorded_hosts import recorded_hosts
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
@@ -51,6 +43,8 @@ COPY_MEASUREMENTS = (
     "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
 )
 FLUSH_BYTES = 1 << 20
+# Measurements placed and copied at a time: a timings file of millions of rows is never held.
+BATCH_ROWS = 10_000
 
 # COPY's binary format: a signature, flags and header-extension length (both
 # 0), then per row a field count and each field as (byte length, value), and
@@ -235,120 +229,45 @@ def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result
     result.last = last if result.last is None or (last and last > result.last) else result.last
 
 
-def _execution_run(base: Run, params: Mapping[str, str], upload: Upload | None = None) -> Run:
-    """The run of one execution (e.g. one block size) under ``base``.
-
-    With ``upload`` the run is that upload's own (a file sent without a run name is one
-    execution: it never shares a run, nor its attributes, with another file); without, it is
-    shared by every upload of ``base`` with the same ``params`` (a sweep inside a named run).
-    """
-    label = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
-    if upload is not None:
-        own = f"{upload.filename or 'upload'} #{upload.pk}"
-        name = " · ".join(filter(None, (base.name, own, label)))
-    else:
-        name = f"{base.name} · {label}"
-    try:
-        run = named_run(base.campaign, base.scenario, run_name(name))
-    except RunConflict as exc:
-        raise ParseError(str(exc)) from None
-    wanted = {**run.attributes, **params, "parent_run": base.name}
-    if upload is not None:
-        wanted["upload"] = str(upload.pk)
-    if run.attributes != wanted:
-        run.attributes = wanted
-        run.save(update_fields=["attributes"])
-    return run
-
-
-def _resolve_runs(upload: Upload, items: list[Measurement]) -> list[tuple[Run, int]]:
-    """The run and host id of each measurement, creating scenarios, runs and hosts as needed.
-
-    The host is the machine the file says recorded the figure (``Measurement.host``),
-    else the upload's; 0 when neither is known. It is part of a result's identity, so
-    many clients reporting into one run never collide.
-
-    Figures carrying ``params`` come from one benchmark execution (DiskSpd, fio,
-    robocopy). Uploaded into a named run, a file with one parameter set goes to that
-    run and a file with several to a run per set under it; uploaded without a run name,
-    each set gets a run of the upload's own under the scenario's default run, so
-    figures of different block sizes, queue depths or mixes are never averaged
-    together and one execution's attributes never land on another's run.
-
-    Done before the COPY starts: the connection cannot run other statements
-    while a COPY is in progress.
-    """
-    runs: dict[str, Run] = {}
-    host_ids: dict[str, int] = {}
-    linked: set[tuple[int, int]] = set()
-    resolved: list[tuple[Run, int]] = []
-    executions = {repr(sorted(item.params.items())) for item in items if item.params is not None}
-    named = upload.run is not None and not is_default_run(upload.run)
-    spans: dict[int, tuple[Run, datetime, datetime]] = {}
-    for item in items:
-        scenario_key = repr(sorted(item.scenario.items())) if item.scenario is not None else ""
-        params_key = repr(sorted(item.params.items())) if item.params is not None else ""
-        key = scenario_key + "|" + params_key
-        found = runs.get(key)
-        if found is None:
-            if item.scenario is not None:
-                scenario = Scenario.for_dims(upload.campaign, item.scenario)
-                if upload.run is None or scenario.pk != upload.scenario_id:
-                    try:
-                        found = default_run(upload.campaign, scenario)
-                    except RunConflict as exc:  # a run named like this scenario belongs to another
-                        raise ParseError(str(exc), line=item.line) from None
-            found = found or upload.run or scenario_run(upload)
-            if found is None:
-                raise ParseError("results need a run; give the upload a scenario or run", line=item.line)
-            if item.params is not None:
-                if found != upload.run or not named:
-                    found = _execution_run(found, item.params, upload)
-                elif len(executions) > 1:
-                    found = _execution_run(found, item.params)
-            runs[key] = found
-        run = found
-        host_id = upload.host_id or 0
-        if item.host:
-            if item.host not in host_ids:
-                host, _ = Host.objects.get_or_create(
-                    project=upload.campaign.project, name=item.host, defaults={"role": upload.role}
-                )
-                host_ids[item.host] = host.pk
-            host_id = host_ids[item.host]
-        if host_id and (run.pk, host_id) not in linked:
-            run.hosts.add(host_id)
-            linked.add((run.pk, host_id))
-        if item.params is not None and run != upload.run:
-            end = max(item.time, item.until or item.time)
-            _, first, last = spans.get(run.pk, (run, item.time, end))
-            spans[run.pk] = (run, min(first, item.time), max(last, end))
-        resolved.append((run, host_id))
-    for run, first, last in spans.values():  # an execution's own run spans its own figures
-        _widen_run(run, first, last, None)
-    return resolved
-
-
 def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: LoadResult) -> None:
-    # Results are small (a timing file, a benchmark summary), so holding them is fine.
-    items = list(stream)
+    """COPY the measurements ``stream`` yields, ``BATCH_ROWS`` at a time.
+
+    A timings file may hold millions of rows: each batch is placed in its runs
+    (``RunPlacer``, which caches what it resolved) and copied before the next is
+    pulled, all inside the caller's transaction, so memory stays at one batch and
+    a bad row half-way still leaves nothing behind.
+    """
+    placer = RunPlacer(upload)
+    waiting: list[Measurement] = []
+    items = iter(stream)
+    while batch := list(islice(items, BATCH_ROWS)):
+        ready = [item for item in batch if not placer.waits(item)]
+        waiting += [item for item in batch if placer.waits(item)]
+        _copy_batch(upload, ready, placer.place(ready), result)
+    _copy_batch(upload, waiting, placer.place(waiting), result)
+    placer.finish()
+
+
+def _copy_batch(
+    upload: Upload, items: list[Measurement], placed: list[tuple[Run, int]], result: LoadResult
+) -> None:
     if not items:
         return
-    placed = _resolve_runs(upload, items)
     with _raw_cursor() as cursor, cursor.copy(COPY_MEASUREMENTS) as copy:
-        parts = [
-            f"{item.time.isoformat()}\t{run.pk}\t{host_id}\t{_copy_text(item.metric)}\t"
-            f"{_copy_text(item.subject)}\t{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t"
-            f"{upload.pk}\n"
-            for item, (run, host_id) in zip(items, placed, strict=True)
-        ]
-        copy.write("".join(parts))
+        copy.write(
+            "".join(
+                f"{item.time.isoformat()}\t{run.pk}\t{host_id}\t{_copy_text(item.metric)}\t"
+                f"{_copy_text(item.subject)}\t{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t"
+                f"{upload.pk}\n"
+                for item, (run, host_id) in zip(items, placed, strict=True)
+            )
+        )
     result.rows += len(items)
     result.runs.update(run.pk for run, _ in placed)
-    times = [item.time for item in items]
-    ends = [max(item.time, item.until or item.time) for item in items]
-    result.first = min([*times, *([result.first] if result.first else [])])
-    result.last = max([*ends, *([result.last] if result.last else [])])
+    first = min(item.time for item in items)
+    last = max(max(item.time, item.until or item.time) for item in items)
+    result.first = first if result.first is None else min(result.first, first)
+    result.last = last if result.last is None else max(result.last, last)
 
 
 def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
@@ -363,32 +282,6 @@ def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
         RunStep.objects.update_or_create(
             run=run, users=upload.step_users, started_at=result.first, defaults={"ended_at": result.last}
         )
-
-
-def _widen_run(run: Run, first: datetime | None, last: datetime | None, parsed: Parsed | None) -> None:
-    """Stretch ``run`` over ``first``..``last`` and give it ``parsed``'s tool and attributes.
-
-    A benchmark file uploaded without a run name left its figures in runs of its own
-    (``_resolve_runs``): the scenario's default run takes neither its times nor its
-    attributes, so no execution's block size or options land on a run shared by others.
-    """
-    if parsed is not None and parsed.tool in EXECUTION_TOOLS and is_default_run(run):
-        return
-    changed = []
-    if first and (run.started_at is None or first < run.started_at):
-        run.started_at = first
-        changed.append("started_at")
-    if last and (run.ended_at is None or last > run.ended_at):
-        run.ended_at = last
-        changed.append("ended_at")
-    if parsed is not None and parsed.tool and not run.tool:
-        run.tool = parsed.tool
-        changed.append("tool")
-    if parsed is not None and parsed.run_attributes:
-        run.attributes = {**run.attributes, **parsed.run_attributes}
-        changed.append("attributes")
-    if changed:
-        run.save(update_fields=changed)
 
 
 def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
@@ -407,10 +300,10 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
             copy_measurements(upload, parsed.measurements, result)
             _apply_steps(upload, parsed, result)
             if upload.run is not None:
-                _widen_run(upload.run, result.first, result.last, parsed)
+                widen_run(upload.run, result.first, result.last, parsed)
                 upload.run.hosts.add(*machines)
             for run_id in result.runs - ({upload.run.pk} if upload.run else set()):
-                _widen_run(Run.objects.get(pk=run_id), None, None, parsed)
+                widen_run(Run.objects.get(pk=run_id), None, None, parsed)
             leave_default_run(upload, parsed, result.runs)
             drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved
             dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]

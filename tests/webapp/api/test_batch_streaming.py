@@ -110,7 +110,34 @@ def test_one_item_padded_with_millions_of_values_is_refused_before_the_worker_se
     assert response.status_code == 413, response.content
     error = response.json()["error"]
     assert error["code"] == "item_too_large"
-    assert error["message"] == f"{key} item 1 holds more than 1,000 JSON values"
+    limit = "64" if key == "samples" else "1,000"
+    assert error["message"] == f"{key} item 1 holds more than {limit} JSON values"
+    assert not Upload.objects.exists()
+
+
+def test_a_samples_batch_of_items_padded_under_the_general_item_limit_is_refused_at_its_first_item(
+    client, agent
+):
+    """Issue 26 item 5: 26,908 items of 400 values each passed the 1,000-value item limit; the API
+    walked all 10.8 million values and the worker built them. A sample holds about a dozen."""
+    token, campaign = agent
+    item = (
+        b'{"time": "2024-01-01T00:00:00Z", "object": "Processor", "counter_name": "x", "value": 1, "pad": ['
+    )
+    item += b",".join([b"0"] * 392) + b"]}"
+    body = (
+        f'{{"campaign": "{campaign.slug}", "host": "FS01", "samples": ['.encode()
+        + b",".join([item] * 26_908)
+        + b"]}"
+    )
+    assert len(body) < 32 * MiB
+    response = post(client, token, "/api/v1/samples", gzip.compress(body), HTTP_CONTENT_ENCODING="gzip")
+    assert response.status_code == 413, response.content
+    error = response.json()["error"]
+    assert (error["code"], error["message"]) == (
+        "item_too_large",
+        "samples item 1 holds more than 64 JSON values",
+    )
     assert not Upload.objects.exists()
 
 

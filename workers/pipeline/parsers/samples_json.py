@@ -6,15 +6,22 @@ perfmon path (``\\\\HOST\\Object(Instance)\\Counter``); the agent maps psutil
 figures to the canonical perfmon names so capacity views treat live samples
 and perfmon logs alike. The batch is turned into the same wide counter table
 a perfmon CSV gives.
+
+The batch is read as a stream of JSON events (ijson) and each sample built
+and checked as it ends: a sample is a handful of scalars, so one holding more
+than ``MAX_SAMPLE_VALUES`` JSON values is refused at once and a batch padded
+with large items never becomes millions of Python objects.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TextIO
+
+import ijson
 
 from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener
@@ -25,6 +32,10 @@ from workers.pipeline.records import CounterColumn, CounterRow, CounterTable, Pa
 from workers.pipeline.registry import ParseContext, register
 
 NAME = "samples"
+# A sample is time, counter (or object, instance, counter_name) and value: about a dozen
+# JSON events. Room for a few extra keys; past this an item is refused, not built.
+MAX_SAMPLE_VALUES = 64
+_SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
 
 
 def _time(value: Any, index: int) -> datetime:
@@ -81,37 +92,108 @@ class SamplesJsonParser:
 
     def parse(self, source: Decoded | Opener, context: ParseContext) -> Parsed:
         assert isinstance(source, Decoded)
-        with source.open_text() as handle:
-            text = handle.read()
         try:
-            body = json.loads(text)
-        except json.JSONDecodeError as exc:
+            host = context.host or _top_level_host(source)
+            return _table(_samples(source), host)
+        except (ijson.JSONError, ValueError):
+            # Beyond what the event parser reads (NaN, Infinity, integers past 64 bits, which
+            # the API refuses but Python's decoder takes): the whole document, as before.
+            return _table_of_document(source, context)
+
+
+def _table(samples: Iterable[tuple[int, Any]], host: str) -> Parsed:
+    columns: dict[CounterColumn, int] = {}
+    by_time: dict[datetime, dict[int, str]] = {}
+    for index, sample in samples:
+        if not isinstance(sample, dict):
+            raise ParseError(f"samples[{index}] must be an object", parser=NAME)
+        column = _column(sample, index, host)
+        key = CounterColumn(column.host, column.object, column.instance, column.counter)
+        position = columns.setdefault(key, len(columns))
+        value = _value(sample.get("value"), index)
+        by_time.setdefault(_time(sample.get("time"), index), {})[position] = repr(value)
+    ordered = list(columns)
+
+    def rows() -> Iterator[CounterRow]:
+        for moment in sorted(by_time):
+            values: list[str | None] = [None] * len(ordered)
+            for position, value in by_time[moment].items():
+                values[position] = value
+            yield CounterRow(moment, values, 0)
+
+    return Parsed(parser=NAME, tool="headroom-agent", counters=CounterTable(ordered, rows()))
+
+
+def _table_of_document(source: Decoded, context: ParseContext) -> Parsed:
+    with source.open_text() as handle:
+        text = handle.read()
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME) from None
+    except ValueError:  # an integer too long for int()
+        raise long_integer_error(text, 0, NAME) from None
+    samples = body.get("samples") if isinstance(body, dict) else None
+    if not isinstance(samples, list):
+        raise ParseError("expected a JSON object with a 'samples' list", line=1, parser=NAME)
+    return _table(enumerate(samples), context.host or str(body.get("host") or ""))
+
+
+class _Utf8:
+    """The decoded text as UTF-8 bytes, a chunk at a time, for the event parser."""
+
+    def __init__(self, text: TextIO) -> None:
+        self.text = text
+
+    def read(self, size: int = -1) -> bytes:
+        return self.text.read(size).encode("utf-8", "surrogatepass")
+
+
+def _events(source: Decoded) -> Iterator[tuple[str, str, Any]]:
+    with source.open_text() as text:
+        yield from ijson.parse(_Utf8(text), use_float=True)
+
+
+def _top_level_host(source: Decoded) -> str:
+    """The batch's ``host`` member (it may follow the samples), read without building anything."""
+    host = ""
+    for prefix, event, value in _events(source):
+        if prefix == "host" and event in _SCALARS:
+            host = str(value or "")
+    return host
+
+
+def _samples(source: Decoded) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each item of the ``samples`` list, built one at a time and no larger than ``MAX_SAMPLE_VALUES``."""
+    listed = False
+    builder: ijson.ObjectBuilder | None = None
+    depth = values = 0
+    index = -1
+    for prefix, event, value in _events(source):
+        if builder is None:
+            if not prefix and event not in ("start_map", "end_map", "map_key"):
+                break  # not an object: refused below
+            if prefix == "samples" and event == "start_array":
+                listed = True
+            if prefix != "samples.item" or event == "end_array":
+                continue
+            index += 1
+            if event != "start_map":
+                yield index, value  # refused by the caller, as any item that is not an object
+                continue
+            builder, depth, values = ijson.ObjectBuilder(), 0, 0
+        builder.event(event, value)
+        values += 1
+        if values > MAX_SAMPLE_VALUES:
             raise ParseError(
-                f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME
-            ) from None
-        except ValueError:  # an integer too long for int()
-            raise long_integer_error(text, 0, NAME) from None
-        samples = body.get("samples") if isinstance(body, dict) else None
-        if not isinstance(samples, list):
-            raise ParseError("expected a JSON object with a 'samples' list", line=1, parser=NAME)
-        host = context.host or str(body.get("host") or "")
-        columns: dict[CounterColumn, int] = {}
-        by_time: dict[datetime, dict[int, str]] = {}
-        for index, sample in enumerate(samples):
-            if not isinstance(sample, dict):
-                raise ParseError(f"samples[{index}] must be an object", parser=NAME)
-            column = _column(sample, index, host)
-            key = CounterColumn(column.host, column.object, column.instance, column.counter)
-            position = columns.setdefault(key, len(columns))
-            value = _value(sample.get("value"), index)
-            by_time.setdefault(_time(sample.get("time"), index), {})[position] = repr(value)
-        ordered = list(columns)
-
-        def rows() -> Iterator[CounterRow]:
-            for moment in sorted(by_time):
-                values: list[str | None] = [None] * len(ordered)
-                for position, value in by_time[moment].items():
-                    values[position] = value
-                yield CounterRow(moment, values, 0)
-
-        return Parsed(parser=NAME, tool="headroom-agent", counters=CounterTable(ordered, rows()))
+                f"samples[{index}] holds more than {MAX_SAMPLE_VALUES} JSON values; a sample is a time, "
+                "a counter and a value",
+                parser=NAME,
+            )
+        depth += event in ("start_map", "start_array")
+        depth -= event in ("end_map", "end_array")
+        if not depth:
+            yield index, builder.value
+            builder = None
+    if not listed:
+        raise ParseError("expected a JSON object with a 'samples' list", line=1, parser=NAME)

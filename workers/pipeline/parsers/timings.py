@@ -29,8 +29,9 @@ host}``. Accepted layouts, recognised from content:
 Timestamps are ISO 8601; one without an offset is read in the upload's
 ``timezone`` and rejected when there is none. ``tags`` are accepted for
 compatibility with agents that send them, but not stored: dimensions belong
-in ``scenario``. Every row is validated before anything is returned, so a bad
-row fails the whole file and never leaves partial rows behind.
+in ``scenario``. Rows are yielded one at a time, as loading pulls them, and
+never held as a list; a bad row raises inside the load's transaction, so it
+fails the whole file and never leaves partial rows behind.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from itertools import chain
 from typing import Any, ClassVar, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -92,6 +94,7 @@ _MC_TOTAL = re.compile(r"\s*TotalMilliseconds\s*:")
 _MC_TABLE_HEADER = re.compile(r"\s*TotalMilliseconds\s*")
 _NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
 _RULE = re.compile(r"^\s*-{3,}\s*$")
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @register
@@ -113,21 +116,29 @@ class TimingsParser:
 
     def parse(self, source: Decoded | Opener, context: ParseContext) -> Parsed:
         decoded = source if isinstance(source, Decoded) else decode(source)
-        head = decoded.head_text.lstrip("\ufeff \t\r\n")
-        clock = _Clock(context.timezone)
-        try:
-            with decoded.open_text() as stream:
-                if head.startswith(("[", "{")):
-                    measurements = _parse_json(_read_all(stream), clock)
-                elif _looks_like_measure_command(head):
-                    measurements = _parse_measure_command(_read_all(stream), context, clock)
-                else:
-                    measurements = _parse_csv(stream, clock)
-        except UnicodeDecodeError as exc:
-            raise decode_error(exc, decoded.encoding, PARSER) from None
-        if not measurements:
+        measurements = _measurements(decoded, context)
+        first = next(measurements, None)  # the layout and the first row are checked here
+        if first is None:
             raise ParseError("the file holds no timing rows", line=1, parser=PARSER)
-        return Parsed(parser=PARSER, tool="timing", measurements=measurements)
+        return Parsed(parser=PARSER, tool="timing", measurements=chain([first], measurements))
+
+
+def _measurements(decoded: Decoded, context: ParseContext) -> Iterator[Measurement]:
+    """The file's timings, one at a time: loading pulls them in batches, so no layout is ever
+    held as a list of rows (a CSV is read line by line; a JSON document or Measure-Command
+    output is held as text, bounded by ``MAX_TEXT_CHARS``, and its rows decoded as pulled)."""
+    head = decoded.head_text.lstrip("\ufeff \t\r\n")
+    clock = _Clock(context.timezone)
+    try:
+        with decoded.open_text() as stream:
+            if head.startswith(("[", "{")):
+                yield from _parse_json(_read_all(stream), clock)
+            elif _looks_like_measure_command(head):
+                yield from _parse_measure_command(_read_all(stream), context, clock)
+            else:
+                yield from _parse_csv(stream, clock)
+    except UnicodeDecodeError as exc:
+        raise decode_error(exc, decoded.encoding, PARSER) from None
 
 
 def _read_all(stream: TextIO) -> str:
@@ -630,11 +641,12 @@ def _json_rows(scanner: _JsonScanner, layout: _Layout) -> Iterator[_Node]:
         index = scanner.skip(end)
 
 
-def _parse_json(text: str, clock: _Clock) -> list[Measurement]:
+def _parse_json(text: str, clock: _Clock) -> Iterator[Measurement]:
     scanner = _JsonScanner(text)
     layout = _json_layout(scanner)
     defaults = _json_defaults(scanner, layout.members) if layout.members is not None else _Defaults()
-    return [_json_row(scanner, row, clock, defaults) for row in _json_rows(scanner, layout)]
+    for row in _json_rows(scanner, layout):
+        yield _json_row(scanner, row, clock, defaults)
 
 
 def _json_defaults(scanner: _JsonScanner, members: dict[str, _Node]) -> _Defaults:
@@ -717,7 +729,7 @@ def _header_cells(line: str, delimiter: str) -> list[str]:
         return []
 
 
-def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
+def _parse_csv(stream: TextIO, clock: _Clock) -> Iterator[Measurement]:
     lines = enumerate(stream, start=1)
     header_line, header_text = next(((n, text) for n, text in lines if text.strip()), (1, ""))
     found = _csv_header(header_text)
@@ -754,7 +766,6 @@ def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
     # The reader counts the physical lines it consumed, so a row (even one
     # with a quoted line break) starts right after the previous row's last.
     reader = csv.reader((text for _, text in lines), delimiter=delimiter)
-    measurements = []
     while True:
         start = header_line + reader.line_num + 1
         try:
@@ -778,8 +789,7 @@ def _parse_csv(stream: TextIO, clock: _Clock) -> list[Measurement]:
         for number, ((key, is_dim), cell) in enumerate(zip(columns, cells, strict=False), start=1):
             target = dims if is_dim else fields
             target[key] = _Field(cell, start, number, text=True)
-        measurements.append(_RowReader(fields, start, None, clock, extra_dims=dims).measurement())
-    return measurements
+        yield _RowReader(fields, start, None, clock, extra_dims=dims).measurement()
 
 
 # --------------------------------------------------------------------------
@@ -809,26 +819,24 @@ class _Block:
     values: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-def _parse_measure_command(text: str, context: ParseContext, clock: _Clock) -> list[Measurement]:
+def _parse_measure_command(text: str, context: ParseContext, clock: _Clock) -> Iterator[Measurement]:
     blocks = _timespan_blocks(text)
-    if not blocks:
+    first = next(blocks, None)
+    if first is None:
         raise _error("no Measure-Command results found (expected 'TotalMilliseconds : <number>')", line=1)
     started_text = context.extra.get("started_at", "").strip()
     if not started_text:
         raise _error(
             "PowerShell Measure-Command output holds no start time; upload it with started_at "
             "(ISO 8601, e.g. 2015-07-01T10:15:00+10:00)",
-            line=blocks[0].line,
+            line=first.line,
         )
     moment = clock.utc(started_text, "started_at", None, None)
     name = context.extra.get("name", "").strip() or "command"
-    measurements = []
-    for repetition, block in enumerate(blocks, start=1):
+    for repetition, block in enumerate(chain([first], blocks), start=1):
         duration = _block_milliseconds(block)
-        measurements.append(
-            Measurement(
-                time=moment, metric=name, value=duration, unit="ms", repetition=repetition, line=block.line
-            )
+        yield Measurement(
+            time=moment, metric=name, value=duration, unit="ms", repetition=repetition, line=block.line
         )
         try:
             moment += timedelta(milliseconds=duration)
@@ -837,36 +845,73 @@ def _parse_measure_command(text: str, context: ParseContext, clock: _Clock) -> l
                 f"Measure-Command durations add up to more than a date can hold (block {repetition})",
                 block.line,
             ) from None
-    return measurements
 
 
-def _timespan_blocks(text: str) -> list[_Block]:
-    """Each ``Days : ...`` list, or each row of a ``TotalMilliseconds`` table, in order."""
-    blocks: list[_Block] = []
+def _lines(text: str) -> Iterator[str]:
+    """``text.splitlines()`` one line at a time, without a list of them all."""
+    start = 0
+    for found in _LINE_BREAK.finditer(text):
+        yield text[start : found.start()]
+        start = found.end()
+    if start < len(text):
+        yield text[start:]
+
+
+class _Lines:
+    """Numbered lines with a look at the next one."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = enumerate(_lines(text), start=1)
+        self._next: tuple[int, str] | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return self
+
+    def __next__(self) -> tuple[int, str]:
+        if self._next is not None:
+            line, self._next = self._next, None
+            return line
+        return next(self._lines)
+
+    def peek(self) -> tuple[int, str] | None:
+        if self._next is None:
+            self._next = next(self._lines, None)
+        return self._next
+
+
+def _timespan_blocks(text: str) -> Iterator[_Block]:
+    """Each ``Days : ...`` list, or each row of a ``TotalMilliseconds`` table, in order.
+
+    A list is yielded once its last line has been read (the next line starts another
+    block or is not part of one).
+    """
     current: _Block | None = None
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        number = index + 1
-        index += 1
-        if line.strip().lower() == "totalmilliseconds" and index < len(lines) and _RULE.match(lines[index]):
+    lines = _Lines(text)
+    for number, line in lines:
+        rule = lines.peek()
+        if line.strip().lower() == "totalmilliseconds" and rule is not None and _RULE.match(rule[1]):
+            if current is not None:
+                yield current
             current = None
-            index += 1
-            while index < len(lines) and _NUMBER.match(lines[index].strip()):
-                blocks.append(_Block(index + 1, {"totalmilliseconds": (lines[index].strip(), index + 1)}))
-                index += 1
+            next(lines)
+            while (row := lines.peek()) is not None and _NUMBER.match(row[1].strip()):
+                next(lines)
+                yield _Block(row[0], {"totalmilliseconds": (row[1].strip(), row[0])})
             continue
         match = _KEY_VALUE.match(line)
         if match is None or match.group(1).lower() not in TIMESPAN_KEYS:
+            if current is not None:
+                yield current
             current = None
             continue
         key = match.group(1).lower()
         if current is None or key == "days" or key in current.values:
+            if current is not None:
+                yield current
             current = _Block(number)
-            blocks.append(current)
         current.values[key] = (match.group(2).strip(), number)
-    return blocks
+    if current is not None:
+        yield current
 
 
 def _block_milliseconds(block: _Block) -> float:

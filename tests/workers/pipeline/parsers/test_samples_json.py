@@ -66,3 +66,27 @@ def test_it_refuses_a_time_with_no_utc_equivalent() -> None:
     assert error.message == (
         "samples[0].time '0001-01-01T00:00:00+05:00' is too close to year 1 or 9999 to express in UTC; expected a real time"
     )
+
+
+def test_it_refuses_a_sample_padded_with_hundreds_of_values_before_building_the_rest() -> None:
+    """Issue 26 item 5: items of 400 values each were all built (867 MB for 26,908 of them)."""
+    batch = _batch()
+    batch["samples"] = [{**batch["samples"][0], "pad": [0] * 400}] * 3 + ["not even an object"]
+    error = _error(json.dumps(batch))
+    assert error.message == (
+        "samples[0] holds more than 64 JSON values; a sample is a time, a counter and a value"
+    )
+
+
+def test_it_takes_the_host_from_after_the_samples() -> None:
+    text = json.dumps(
+        {
+            "samples": [
+                {"time": "2015-06-01T10:00:00Z", "object": "Memory", "counter_name": "x", "value": 1}
+            ],
+            "host": "FS02",
+        }
+    )
+    parsed = _parsed(text)
+    assert parsed.counters is not None
+    assert [column.host for column in parsed.counters.columns] == ["FS02"]

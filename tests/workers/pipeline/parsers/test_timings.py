@@ -623,3 +623,55 @@ def test_it_reports_a_measure_command_value_with_a_long_run_of_spaces_inside() -
     error = _error(data, extra={"started_at": "2015-03-02T09:00:00Z"})
     assert error.message == f'TotalMilliseconds must be a non-negative number, got "12{" " * 54}...'
     assert error.line == 12
+
+
+class _Endless(io.RawIOBase):
+    """A timings CSV of ``rows`` rows made as it is read; reading past ``allowed`` bytes fails."""
+
+    def __init__(self, rows: int, allowed: int) -> None:
+        self.rows, self.allowed, self.read_bytes = rows, allowed, 0
+        self.chunks = self._chunks()
+        self.pending = b""
+
+    def _chunks(self) -> Iterator[bytes]:
+        yield "name,started_at,duration_ms\nCafé launch,2015-07-01T10:00:00Z,1\n".encode()
+        row = b"logon,2015-07-01T10:00:00Z,2\n" * 1000
+        for _ in range(self.rows // 1000):
+            yield row
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending:
+            self.pending = next(self.chunks, b"")
+            if not self.pending:
+                return 0
+        size = min(len(buffer), len(self.pending))
+        buffer[:size], self.pending = self.pending[:size], self.pending[size:]
+        self.read_bytes += size
+        assert self.read_bytes <= self.allowed, "the parser read past a bounded prefix"
+        return size
+
+
+def test_it_yields_csv_rows_before_reading_past_a_bounded_prefix_of_the_file() -> None:
+    """Issue 26 item 2: a 2 M-row file was parsed into a list before the first row was stored."""
+    sources: list[_Endless] = []
+
+    def opener() -> io.BufferedReader:
+        sources.append(_Endless(rows=20_000_000, allowed=1024 * 1024))
+        return io.BufferedReader(sources[-1])
+
+    parsed = TimingsParser().parse(decode(opener), ParseContext())
+    rows = iter(parsed.measurements)
+    first, second = next(rows), next(rows)
+    assert (first.metric, first.value, second.metric, second.value) == ("Café launch", 1.0, "logon", 2.0)
+    assert sources[-1].read_bytes < 1024 * 1024
+
+
+def test_a_bad_json_row_surfaces_only_when_loading_pulls_it() -> None:
+    rows = [{"name": "logon", "started_at": "2015-07-01T10:00:00Z", "duration_ms": 5}] * 3 + [{}]
+    measurements = iter(_parsed(json.dumps(rows)).measurements)
+    assert [next(measurements).value for _ in range(3)] == [5.0, 5.0, 5.0]
+    with pytest.raises(ParseError, match='timing is missing "name"'):
+        next(measurements)
