@@ -89,6 +89,9 @@ class BlockPointOut(Schema):
     unit: str
     value: float | None
     runs: int
+    hosts: int = 1  # hosts behind the value (a fleet reporting into one run)
+    combined: str = ""  # how several hosts' figures were combined: sum, IOPS-weighted mean, maximum
+    per_host: list[tuple[str, float]] = []  # (host, value) each host's own figure
 
 
 class BlockSizeOut(Schema):
