@@ -101,7 +101,8 @@ def test_campaign_create_posts_the_campaign_and_reports_the_answer(
     out = capsys.readouterr().out
     assert "campaign fs-cap created in project lab (dimensions: smb_dialect, av)" in out
     sink.answer(
-        409, {"error": {"code": "slug_taken", "message": "a campaign with slug 'fs-cap' already exists"}}
+        409,
+        {"error": {"code": "slug_taken", "message": "slug 'fs-cap' is not available; choose another slug"}},
     )
     assert main(args) == 1
     assert "HTTP 409" in capsys.readouterr().err

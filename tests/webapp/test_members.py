@@ -33,8 +33,10 @@ def alerts(page: str) -> list[str]:
 
 
 def test_an_owner_adds_an_existing_user_with_a_role(client, project):
-    owner_client(client, project)
-    get_user_model().objects.create_user("victor", password="pw-for-tests-1")
+    owner = owner_client(client, project)
+    other = make_campaign().project  # victor and olivia already work together there
+    make_user(other, role="viewer", username="victor")
+    Membership.objects.create(project=other, user=owner, role="viewer")
     response = client.post(
         f"/accounts/projects/{project.slug}/members/add", {"username": "victor", "role": "editor"}
     )

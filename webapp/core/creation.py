@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +23,10 @@ DIMENSION = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 MAX_DIMENSIONS = 32
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
+# Shown on pages (public share pages too) but not C0/C1 controls (category Cc): line and paragraph
+# separators, and the bidi embeddings, overrides and isolates that can make "report-final"
+# display as something else.
+_INVISIBLE = frozenset([0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 
 
 class Refused(Exception):
@@ -46,11 +51,34 @@ def check_slug(text: str, what: str = "campaign") -> str:
     return slug
 
 
+def unsafe_character(text: str, what: str) -> str | None:
+    """Why ``text`` (a one-line name or label shown on pages) is refused, naming ``what``; None when fine.
+
+    Refused: control characters (C0, DEL, C1: NUL, ESC, tab, newline...), the
+    line and paragraph separators, and bidi embeddings, overrides and isolates
+    (U+202A-U+202E, U+2066-U+2069). Right-to-left letters themselves are fine.
+    """
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cc" or ord(char) in _INVISIBLE:
+            return (
+                f"{what} must not contain control or text-direction characters "
+                f"(found U+{ord(char):04X} at character {index + 1}); use plain text"
+            )
+    return None
+
+
 def check_name(text: str, what: str = "campaign") -> str:
     name = text.strip()
-    if not name or len(name) > MAX_NAME or "\x00" in name:
+    if not name or len(name) > MAX_NAME:
         raise Refused(400, "invalid_name", f"{what} name must be 1-{MAX_NAME} characters")
+    problem = unsafe_character(name, f"{what} name")
+    if problem:
+        raise Refused(400, "invalid_name", problem)
     return name
+
+
+def _unavailable(slug: str) -> str:
+    return f"slug {slug!r} is not available; choose another slug"
 
 
 def check_description(text: str) -> str:
@@ -94,7 +122,12 @@ def check_dimensions(values: Iterable[Any]) -> list[str]:
 def create_campaign(
     project: Project, *, slug: str, name: str, description: str = "", dimensions: Iterable[Any] = ()
 ) -> Campaign:
-    """A new campaign in ``project``; ``Refused`` (409) when the slug is taken (slugs are global)."""
+    """A new campaign in ``project``; ``Refused`` (409) when the slug is taken (slugs are global).
+
+    The answer is the same whether the slug is taken in this project or in
+    another tenant's, and names no campaign: slugs are global because every
+    URL is ``/campaigns/{slug}``, so "not available" is all a caller may learn.
+    """
     clean_slug = check_slug(slug)
     values = {
         "name": check_name(name),
@@ -105,9 +138,7 @@ def create_campaign(
         with transaction.atomic():
             return Campaign.objects.create(project=project, slug=clean_slug, **values)
     except IntegrityError:
-        raise Refused(
-            409, "slug_taken", f"a campaign with slug {clean_slug!r} already exists; choose another slug"
-        ) from None
+        raise Refused(409, "slug_taken", _unavailable(clean_slug)) from None
 
 
 def update_campaign(campaign: Campaign, *, name: str, description: str, dimensions: Iterable[Any]) -> None:
@@ -127,6 +158,7 @@ def create_project(*, slug: str, name: str, owner: Any) -> Project:
             project = Project.objects.create(slug=clean_slug, name=clean_name)
             Membership.objects.create(project=project, user=owner, role=Membership.Role.OWNER)
     except IntegrityError:
+        # Only staff make projects, and they see them all: saying it exists reveals nothing.
         raise Refused(
             409, "slug_taken", f"a project with slug {clean_slug!r} already exists; choose another slug"
         ) from None

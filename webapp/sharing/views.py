@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 from webapp.accounts import once
 from webapp.accounts.roles import project_for
 from webapp.api import ratelimit
+from webapp.core.creation import unsafe_character
 from webapp.core.models import Campaign, Membership, Scenario
 from webapp.sharing import report
 from webapp.sharing.models import DEFAULT_EXPIRY_DAYS, ShareLink
@@ -92,8 +93,9 @@ def create(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         filters = _filters(request, campaign, view)
         days = _expiry_days(request)
-        if "\x00" in label:
-            raise ValueError("the label must be text without NUL characters")
+        problem = unsafe_character(label, "the label")
+        if problem:
+            raise ValueError(problem)
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("sharing:list", slug=slug)

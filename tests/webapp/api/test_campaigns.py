@@ -47,9 +47,66 @@ def test_an_existing_slug_answers_409_with_a_json_error(client):
     response = post(client, {**BODY, "slug": "taken"}, token)
     assert response.status_code == 409
     error = response.json()["error"]
-    assert error["code"] == "slug_taken" and "'taken' already exists" in error["message"]
+    assert (error["code"], error["message"]) == (
+        "slug_taken",
+        "slug 'taken' is not available; choose another slug",
+    )
     assert Campaign.objects.filter(slug="taken").count() == 1
     assert Campaign.objects.get(slug="taken").project == existing.project
+
+
+def test_a_slug_taken_in_another_tenants_project_answers_as_one_taken_in_ones_own(client):
+    # Slugs are global (SPEC's URLs are /campaigns/{slug}); the answer must not say whose it is.
+    mine = make_project()
+    _, token = make_token(mine)
+    make_campaign(mine, slug="ours")
+    make_campaign(make_project(), slug="theirs")
+    own = post(client, {**BODY, "slug": "ours"}, token)
+    other = post(client, {**BODY, "slug": "theirs"}, token)
+    assert own.status_code == other.status_code == 409
+    assert own.json()["error"] == {
+        "code": "slug_taken",
+        "message": "slug 'ours' is not available; choose another slug",
+        "details": None,
+    }
+    assert other.json()["error"] == {
+        "code": "slug_taken",
+        "message": "slug 'theirs' is not available; choose another slug",
+        "details": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("SMB \u202estudy", "U+202E"),  # right-to-left override
+        ("SMB \u2066study\u2069", "U+2066"),  # left-to-right isolate
+        ("SMB \x1b[31mstudy", "U+001B"),  # ESC: a terminal colour sequence
+        ("SMB\x85study", "U+0085"),  # C1 next line
+        ("SMB\u2028study", "U+2028"),  # line separator
+        ("SMB\tstudy", "U+0009"),
+    ],
+)
+def test_control_and_text_direction_characters_in_a_campaign_name_are_refused_naming_the_field(
+    client, name, found
+):
+    _, token = make_token(make_project())
+    response = post(client, {**BODY, "name": name}, token)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_name"
+    assert error["message"] == (
+        f"campaign name must not contain control or text-direction characters (found {found} "
+        f"at character {name.index(chr(int(found[2:], 16))) + 1}); use plain text"
+    )
+    assert not Campaign.objects.exists()
+
+
+def test_right_to_left_text_itself_is_a_fine_name(client):
+    _, token = make_token(make_project())
+    response = post(client, {**BODY, "name": "\u05de\u05d7\u05e7\u05e8 SMB"}, token)
+    assert response.status_code == 201
+    assert Campaign.objects.get().name == "\u05de\u05d7\u05e7\u05e8 SMB"
 
 
 def test_a_viewer_gets_403_and_an_editor_creates_with_the_session(client):

@@ -42,7 +42,7 @@ def test_a_taken_slug_or_bad_dimension_re_shows_the_form_with_the_reason(client)
     client.force_login(make_user(project, role="owner"))
     taken = client.post("/campaigns/new", {**FORM, "project": project.slug})
     assert taken.status_code == 400
-    assert "a campaign with slug &#x27;av-impact&#x27; already exists" in taken.content.decode()
+    assert "slug &#x27;av-impact&#x27; is not available; choose another slug" in taken.content.decode()
     bad = client.post(
         "/campaigns/new", {**FORM, "slug": "fresh", "project": project.slug, "other_dimensions": "a b"}
     )

@@ -236,6 +236,26 @@ def test_nonsense_expiry_and_nul_bytes_are_refused_with_a_message(client):
     assert not ShareLink.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("label", "found"),
+    [
+        ("for the \u202eOIC", "U+202E"),
+        ("board\x1breport", "U+001B"),
+        ("a\u2029b", "U+2029"),
+        ("x\x9by", "U+009B"),
+    ],
+)
+def test_a_label_with_control_or_text_direction_characters_is_refused_naming_the_label(client, label, found):
+    campaign = make_campaign()
+    client.force_login(make_user(campaign.project, role="editor"))
+    response = client.post(
+        f"/campaigns/{campaign.slug}/shares/new", {"view": "overview", "label": label}, follow=True
+    )
+    page = response.content.decode()
+    assert f"the label must not contain control or text-direction characters (found {found}" in page
+    assert not ShareLink.objects.exists()
+
+
 def test_a_link_whose_frozen_filters_are_out_of_range_says_so_instead_of_rendering(client):
     campaign = make_campaign()
     _, plain = ShareLink.issue(
