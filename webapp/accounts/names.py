@@ -6,7 +6,7 @@ name has a *key*: NFKC-normalised (as Django's ``normalize_username`` does;
 fullwidth, ligatures and mathematical letters fold to plain ones), common
 Cyrillic and Greek look-alikes mapped to the Latin letter they imitate, then
 lower-cased. ``auth_user`` has a unique index on the key (migration
-``core.0005_user_name_key``), so two requests creating look-alike names at
+``core.0006_user_name_key``), so two requests creating look-alike names at
 the same moment cannot both succeed, whichever path creates the account
 (members page, ``manage.py``, the admin).
 

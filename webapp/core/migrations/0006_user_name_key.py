@@ -32,7 +32,7 @@ def refuse_look_alikes(apps: Any, schema_editor: Any) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("core", "0004_upload_unique_bytes_per_host"),
+        ("core", "0005_database_cache"),
         ("auth", "0012_alter_user_first_name_max_length"),
     ]
 
