@@ -9,31 +9,25 @@ hypertable passes the new key on to its chunks.
 
 from django.db import migrations, models
 
+# The key's name is whatever Django (or TimescaleDB) gave it: look it up.
+DROP_PRIMARY_KEY = """
+    DO $$
+    DECLARE key_name text;
+    BEGIN
+        SELECT conname INTO key_name FROM pg_constraint
+        WHERE conrelid = 'measurement'::regclass AND contype = 'p';
+        EXECUTE format('ALTER TABLE measurement DROP CONSTRAINT %I', key_name);
+    END $$
+"""
 FORWARD = [
     "ALTER TABLE measurement ADD COLUMN host_id bigint NOT NULL DEFAULT 0",
     "UPDATE measurement m SET host_id = u.host_id FROM core_upload u"
     " WHERE u.id = m.upload_id AND u.host_id IS NOT NULL",
-    """
-    DO $$
-    DECLARE key_name text;
-    BEGIN
-        SELECT conname INTO key_name FROM pg_constraint
-        WHERE conrelid = 'measurement'::regclass AND contype = 'p';
-        EXECUTE format('ALTER TABLE measurement DROP CONSTRAINT %I', key_name);
-    END $$
-    """,
+    DROP_PRIMARY_KEY,
     "ALTER TABLE measurement ADD PRIMARY KEY (run_id, host_id, metric, subject, repetition, time)",
 ]
 BACKWARD = [
-    """
-    DO $$
-    DECLARE key_name text;
-    BEGIN
-        SELECT conname INTO key_name FROM pg_constraint
-        WHERE conrelid = 'measurement'::regclass AND contype = 'p';
-        EXECUTE format('ALTER TABLE measurement DROP CONSTRAINT %I', key_name);
-    END $$
-    """,
+    DROP_PRIMARY_KEY,
     "ALTER TABLE measurement DROP COLUMN host_id",
     "ALTER TABLE measurement ADD PRIMARY KEY (run_id, metric, subject, repetition, time)",
 ]
