@@ -89,6 +89,9 @@ class BlockPointOut(Schema):
     unit: str
     value: float | None
     runs: int
+    hosts: int  # distinct hosts behind the value (the page's Hosts column)
+    combined: str  # how several hosts' figures became one: "sum", "IOPS-weighted mean", "maximum"
+    per_host: list[tuple[str, float]]  # (host name, its own value)
 
 
 class BlockSizeOut(Schema):
