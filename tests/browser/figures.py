@@ -30,8 +30,8 @@ PER_PRINTED = {
 }
 FIGURES = ("mean", "stdev", "min", "max")
 # A number and the unit printed after it; "1 h 2 min 3 s" is one duration (read by seconds()).
-NUMBER = r"[-−]?\d[\d,]*(?:\.\d+)?"
-UNITS = r"%|ms|s|min|h|users|servers|MB/s|IO/s|IOPS|KiB|MiB|KB|MB|GB|bytes|B|×"
+NUMBER = "[-\u2212]?" + r"\d[\d,]*(?:\.\d+)?"
+UNITS = r"%|ms|s|min|h|users|servers|MB/s|IO/s|IOPS|KiB|MiB|KB|MB|GB|bytes|B|" + "\u00d7"
 FIGURE = re.compile(rf"(?<![\w.])({NUMBER})\s?({UNITS})(?![\w/])")
 DURATION = re.compile(rf"^(?:({NUMBER}) h )?(?:({NUMBER}) min )?({NUMBER}) s$")
 
@@ -51,7 +51,7 @@ def assert_printed(text: str, value: float | None, per: float, where: str) -> No
     if value is None:
         assert text == "—", where
         return
-    shown = text.replace(",", "").replace("−", "-")
+    shown = text.replace(",", "").replace("\u2212", "-")
     decimals = len(shown.split(".")[1]) if "." in shown else 0
     assert abs(float(shown) - value / per) <= 0.5 * 10**-decimals + 1e-9, f"{where}: {text} for {value / per}"
 
@@ -115,7 +115,7 @@ SCAN = """([unitPattern, labels]) => {
         const text = el.textContent.trim().replace(/CPU \\d+ %/g, "CPU");
         // A scenario's label ("dataset=95 GiB, ...") and a copy's data set name are words, not figures.
         if (named.has(el.textContent.trim()) || el.matches("td.path") || /^\\w+=/.test(el.textContent.trim())) return;
-        const numeric = /^[-−]?\\d[\\d,]*(\\.\\d+)?$/.test(text);
+        const numeric = /^[-\\u2212]?\\d[\\d,]*(\\.\\d+)?$/.test(text);
         if (unit.test(text) || (numeric && rowUnit(el) !== "")) {
             out.unmarked.push({where: path(el), text: text});
         }
