@@ -11,39 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.figures import FIGURES, assert_printed, detail_cells, per_printed
 from tests.browser.test_pages import open_page
 from webapp.core.models import Scenario
 
 pytestmark = pytest.mark.browser
-
-# (stored unit, printed unit) -> stored units per printed unit.
-PER_PRINTED = {("ms", "ms"): 1.0, ("ms", "s"): 1000.0, ("B/s", "MB/s"): 1e6}
-FIGURES = ("mean", "stdev", "min", "max")
-
-
-def per_printed(unit: str, printed: str) -> float:
-    if (unit, printed) in PER_PRINTED:
-        return PER_PRINTED[(unit, printed)]
-    assert printed == unit, f"{unit!r} printed as {printed!r}"
-    return 1.0
-
-
-def assert_printed(text: str, value: float | None, per: float, where: str) -> None:
-    """``text`` is ``value / per`` to the decimals it shows ("—" for no value)."""
-    if value is None:
-        assert text == "—", where
-        return
-    shown = text.replace(",", "")
-    decimals = len(shown.split(".")[1]) if "." in shown else 0
-    assert abs(float(shown) - value / per) <= 0.5 * 10**-decimals + 1e-9, f"{where}: {text} for {value / per}"
-
-
-def detail_cells(page) -> list[dict[str, str]]:
-    headers = page.locator("#detail-table thead th").all_inner_texts()
-    return [
-        dict(zip(headers, row.locator("td").all_inner_texts(), strict=True))
-        for row in page.locator("#detail-table tbody tr").all()
-    ]
 
 
 def test_every_figure_of_a_row_is_printed_in_the_unit_its_row_names(page, site):

@@ -7,7 +7,7 @@
 
   const H = window.Headroom;
   const P = window.HeadroomPages;
-  const points = P.pageData().points;
+  const points = P.located(P.pageData().points, "/points"); // as GET /api/v1/campaigns/{slug}/block-size lists them
   const directionSelect = document.getElementById("f-direction");
   const latencySelect = document.getElementById("f-latency");
   const perHostBox = document.getElementById("f-per-host");
@@ -108,14 +108,18 @@
     document.getElementById("points-table").replaceChildren(P.table([
     { key: "name", label: "Scenario", cellClass: "nowrap" },
     { key: "execution", label: "Execution", cellClass: "nowrap" },
-    { key: "size", label: "Block size", sort: function (v, row) { return row.block_bytes; } },
+    { key: "size", label: "Block size", sort: function (v, row) { return row.block_bytes; },
+      figure: function (v, row) { return row.block_bytes === null ? null : P.field("bytes", "block_bytes")(v, row); } },
     { key: "family", label: "Figure" },
     { key: "direction", label: "Direction" },
     { key: "stat", label: "Statistic", format: function (v) { return v.replace(/_/g, "."); } },
-    { key: "value", label: "Value", num: true, format: function (v) { return P.fmt(v, 3); } },
+    { key: "value", label: "Value", num: true, format: function (v) { return P.fmt(v, 3); },
+      figure: function (v, row) { return row.onHost === undefined ? P.field(row.unit)(v, row, "value") : { at: row._at +
+        "/per_host/" + row.onHost + "/1", unit: row.unit }; } },
     { key: "unit", label: "Unit" },
-    { key: "runs", label: "Runs", num: true },
-    { key: "host", label: "Hosts" },
+    { key: "runs", label: "Runs", num: true, figure: P.field("") },
+    { key: "host", label: "Hosts", figure: function (v, row) { return row.onHost === undefined ? P.field("", "hosts")(v, row)
+      : null; } },
     { key: "combined", label: "Hosts combined by" },
   ], rows(shown), "Figures charted above"));
   }
@@ -127,8 +131,8 @@
       const row = Object.assign({ name: names[p.scenario], size: sizeLabel(p), host: p.hosts }, p);
       out.push(row);
       if (!perHostBox.checked || p.per_host.length < 2) return;
-      p.per_host.forEach(function (pair) {
-        out.push(Object.assign({}, row, { host: pair[0], value: pair[1], combined: "one host" }));
+      p.per_host.forEach(function (pair, index) {
+        out.push(Object.assign({}, row, { host: pair[0], value: pair[1], combined: "one host", onHost: index }));
       });
     });
     return out;

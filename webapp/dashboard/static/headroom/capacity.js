@@ -43,6 +43,7 @@
     caption: function () { return caption(overviewCard.element.querySelector("h2").textContent)(); } });
   const address = new URLSearchParams(location.search);
   let data = null;
+  let api = ""; // the address `data` was read from (data-api of the tables)
   let scenarioColours = {}; // scenario id -> colour, for every chart of the page
   let breakdown = null; // {groups: [...], colour: "..."}
   let pending = null;
@@ -289,6 +290,9 @@
   }
 
   function drawTables(names, varying) {
+    P.located(data.scenarios, "/scenarios");
+    data.scenarios.forEach(function (s) { P.located(s.steps, s._at + "/steps"); });
+    ["saturation-table", "steps-table"].forEach(function (id) { document.getElementById(id).setAttribute("data-api", api); });
     const rows = data.scenarios.map(function (s) {
       const runs = Math.max.apply(null, s.steps.map(function (step) { return step.runs; }).concat([0]));
       return Object.assign({ attrs: { "data-scenario": s.scenario }, name: names[s.scenario], runs: runs,
@@ -301,10 +305,12 @@
       idColumns.concat([
         { key: "bindingText", label: "Users per server", num: true, cellClass: "binding",
           sort: function (v, row) { return plotted(row); } },
-        { key: "decidedText", label: "Decided by" },
+        { key: "decidedText", label: "Decided by", figure: function (v, row) {
+          return byLimit(row) ? { at: row._at + "/saturation_users", unit: "users", value: row.saturation_users }
+            : { at: "/threshold", unit: unitOf(data.counter), value: data.threshold }; } },
         { key: "intervalText", label: "95 % interval", cellClass: "nowrap" },
         { key: "saturation_text", label: "Users before saturation", num: true, cellClass: "saturation",
-          sort: function (v, row) { return row.saturation_users; } },
+          sort: function (v, row) { return row.saturation_users; }, figure: P.field("") },
         { key: "bound", label: "Bound", format: function (v) { return v.replace(/_/g, " "); } },
         { key: "limitingText", label: "Limiting resource (runner-up)", cellClass: "limiting" },
         { key: "steps_used", label: "Steps", num: true },
@@ -324,9 +330,9 @@
     const columns = [
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "users", label: "Users", num: true, format: function (v) { return P.fmt(v, 0); } },
-      { key: "avg", label: "Average", num: true, format: number },
-      { key: "max", label: "Maximum", num: true, format: number },
-      { key: "p95", label: "p95", num: true, format: number },
+      { key: "avg", label: "Average", num: true, format: number, figure: P.field(unitOf(data.counter)) },
+      { key: "max", label: "Maximum", num: true, format: number, figure: P.field(unitOf(data.counter)) },
+      { key: "p95", label: "p95", num: true, format: number, figure: P.field(unitOf(data.counter)) },
       { key: "samples", label: "Samples", num: true },
       { key: "runs", label: "Runs", num: true },
     ];
@@ -451,7 +457,7 @@
     document.getElementById("threshold-unit").textContent = unitOf(data.counter);
     status.textContent = data.scenarios.length + " scenarios with load steps · " + data.counter + " · " +
       STAT_NAMES[data.stat] + " ≥ " + withUnit(data.threshold, data.counter) + " · steps trimmed by " + P.fmt(data.trim_pct, 2) + " %";
-    document.dispatchEvent(new CustomEvent("capacity:data", { detail: { data: data, names: names, colours: scenarioColours } }));
+    document.dispatchEvent(new CustomEvent("capacity:data", { detail: { data: data, api: api, names: names, colours: scenarioColours } }));
     document.body.setAttribute("data-state", "ready");
   }
 
@@ -464,7 +470,8 @@
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";
     try {
-      data = await P.fetchJson(page.api + "?" + query.toString());
+      api = page.api + "?" + query.toString();
+      data = await P.fetchJson(api);
     } catch (error) {
       status.textContent = "Could not compute: " + error.message;
       document.body.setAttribute("data-state", "error");

@@ -22,8 +22,9 @@
   function drawLimits(data, names) {
     const rows = [];
     data.scenarios.forEach(function (s) {
+      P.located(s.limits || [], s._at + "/limits");
       (s.limits || []).forEach(function (limit) {
-        rows.push({ name: names[s.scenario], resource: name(limit.resource), counter: limit.counter,
+        rows.push({ _at: limit._at, name: names[s.scenario], resource: name(limit.resource), counter: limit.counter,
           limit: limit.limit, users: limit.users, text: limit.text,
           attrs: { "data-limiting": s.limiting && s.limiting.counter === limit.counter ? "yes" : "no" } });
       });
@@ -32,12 +33,14 @@
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "resource", label: "Resource" },
       { key: "counter", label: "Counter", cellClass: "counter" },
-      { key: "limit", label: "Limit", num: true, format: function (v) { return P.fmt(v, 3); } },
-      { key: "text", label: "Users before the limit", num: true, sort: function (v, row) { return row.users; } },
+      { key: "limit", label: "Limit", num: true, format: function (v) { return P.fmt(v, 3); }, figure: P.field("") },
+      { key: "text", label: "Users before the limit", num: true, sort: function (v, row) { return row.users; },
+        figure: P.field("") },
     ], rows) : P.el("p", { className: "muted", text: "No server counter with a limit in these runs." }));
   }
 
   function drawComparisons(data, names) {
+    P.located(data.comparisons || [], "/comparisons");
     const rows = (data.comparisons || []).map(function (c) {
       return Object.assign({ name: names[c.scenario], baselineName: names[c.baseline],
         intervalText: c.interval_pct ? P.fmt(c.interval_pct[0], 0) + " % to " + P.fmt(c.interval_pct[1], 0) + " %" : "—",
@@ -46,8 +49,11 @@
     document.getElementById("comparisons-table").replaceChildren(rows.length ? P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "baselineName", label: "Baseline", cellClass: "nowrap" },
-      { key: "difference_pct", label: "Capacity vs baseline (%)", num: true, format: function (v) { return P.fmt(v, 1); } },
-      { key: "intervalText", label: "Interval", cellClass: "nowrap" },
+      { key: "difference_pct", label: "Capacity vs baseline (%)", num: true, format: function (v) { return P.fmt(v, 1); },
+        figure: P.field("%") },
+      { key: "intervalText", label: "Interval", cellClass: "nowrap", figure: function (v, row) {
+        return row.interval_pct ? { at: row._at + "/interval_pct/0 " + row._at + "/interval_pct/1", unit: "%|%", value: null }
+          : null; } },
       { key: "verdict", label: "" },
       { key: "runs", label: "Runs (n)" },
     ], rows) : P.el("p", { className: "muted", text: "No two scenarios with points differ in one dimension only." }));
@@ -58,7 +64,8 @@
     const items = [];
     data.scenarios.forEach(function (s) {
       (s.remarks || []).forEach(function (r) {
-        items.push(P.el("li", { "data-kind": r.kind }, [P.el("strong", { text: names[s.scenario] + ": " }), r.text + " ",
+        const text = P.figure(P.el("span", { text: r.text }), s._at + "/remarks/" + s.remarks.indexOf(r) + "/text", "", r.text);
+        items.push(P.el("li", { "data-kind": r.kind }, [P.el("strong", { text: names[s.scenario] + ": " }), text, " ",
           P.el("a", { href: r.link, text: r.link.charAt(0) === "#" ? "table" : "trace" })]));
       });
     });
@@ -87,6 +94,8 @@
       return;
     }
     const names = latest.names;
+    document.getElementById("sizing-table").setAttribute("data-api", page.sizing_api + "?" + query.toString());
+    P.located(body.scenarios, "/scenarios");
     const rows = body.scenarios.map(function (s) {
       const b = s.binding || {};
       return Object.assign({ name: names[s.scenario] || s.label,
@@ -99,12 +108,16 @@
     });
     document.getElementById("sizing-table").replaceChildren(P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
-      { key: "users_per_server", label: "Users per server", num: true, format: function (v) { return P.fmt(v, 0); } },
-      { key: "decided", label: "Decided by" },
-      { key: "servers", label: "Servers", num: true, cellClass: "servers", format: function (v) { return P.fmt(v, 0); } },
+      { key: "users_per_server", label: "Users per server", num: true, format: function (v) { return P.fmt(v, 0); },
+        figure: P.field("") },
+      { key: "decided", label: "Decided by", figure: function (v, row) {
+        return row.binding && row.binding.by === "limit" && row.counter_servers !== null ? { at: row._at +
+          "/counter_users_per_server " + row._at + "/counter_servers", unit: "users|servers", value: null } : null; } },
+      { key: "servers", label: "Servers", num: true, cellClass: "servers", format: function (v) { return P.fmt(v, 0); },
+        figure: P.field("") },
       { key: "range", label: "From the interval", cellClass: "nowrap" },
       { key: "bound", label: "Bound", format: name },
-      { key: "arithmetic", label: "Arithmetic and assumptions", cellClass: "assumptions" },
+      { key: "arithmetic", label: "Arithmetic and assumptions", cellClass: "assumptions", figure: P.field("", "assumptions") },
     ], rows));
     const counted = rows.filter(function (r) { return r.servers !== null; });
     if (!counted.length) {
@@ -134,6 +147,9 @@
 
   document.addEventListener("capacity:data", function (event) {
     latest = event.detail;
+    ["limits-table", "comparisons-table", "remarks"].forEach(function (id) {
+      document.getElementById(id).setAttribute("data-api", latest.api);
+    });
     drawLimits(latest.data, latest.names);
     drawComparisons(latest.data, latest.names);
     drawRemarks(latest.data, latest.names);

@@ -46,7 +46,23 @@
     return U.number(r.mean, r.unit, unit) + spread + (unit ? " " + unit : "") + " (n=" + r.n + ")";
   }
 
-  function render(data) {
+  // Where the printed figures are in the API answer (data-key, for tests/browser/test_display_oracle.py).
+  function stored(r) {
+    return r.unit;
+  }
+
+  function valueFigure(v, row) {
+    const r = row.baseline;
+    const keys = [r._at + "/mean"].concat(r.stdev === null ? [] : [r._at + "/stdev"], [r._at + "/n"]);
+    return { at: keys.join(" "), unit: [r.unit].concat(r.stdev === null ? [] : [r.unit], [""]).join("|"), value: null };
+  }
+
+  function factorFigure(r) {
+    return r ? { at: r._at + "/factor", unit: "×", value: r.factor } : null;
+  }
+
+  function render(data, api) {
+    P.located(data.results, "/results");
     const results = data.results.filter(visible);
     const baseRows = results.filter(function (r) { return r.is_baseline; });
     const metricKeys = baseRows.map(rowKey);
@@ -82,15 +98,17 @@
     const pivotColumns = [
       { key: "metric", label: "Metric", cellClass: "nowrap" },
       { key: "baseline", label: "Baseline mean ± stdev", num: true, format: valueText, cellClass: "nowrap",
-        sort: function (r) { return r.mean; } },
+        sort: function (r) { return r.mean; }, figure: valueFigure },
     ].concat(comparedIds.map(function (id) {
-      return { key: "s" + id, label: names[id], num: true, format: cell,
+      return { key: "s" + id, label: names[id], num: true, format: cell, figure: factorFigure,
         sort: function (r) { return r ? r.factor : null; },
         title: function (r) {
           return r ? valueText(r) + (r.p_value === null ? ", " + r.verdict : ", p " + pText(r.p_value).replace(/^(\d)/, "= $1")) : "";
         } };
     }));
     const pivot = P.table(pivotColumns, pivotRows);
+    document.getElementById("factor-table").setAttribute("data-api", api);
+    document.getElementById("detail-table").setAttribute("data-api", api);
     pivot.classList.add("wrap-headers");
     document.getElementById("factor-table").replaceChildren(pivot);
 
@@ -138,17 +156,19 @@
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "metric", label: "Metric" },
     ].concat(subjects, [
-      { key: "n", label: "n", num: true },
-      { key: "mean", label: "Mean", num: true, format: number },
-      { key: "stdev", label: "Stdev", num: true, format: number },
-      { key: "min", label: "Min", num: true, format: number },
-      { key: "max", label: "Max", num: true, format: number },
+      { key: "n", label: "n", num: true, figure: P.field("") },
+      { key: "mean", label: "Mean", num: true, format: number, figure: P.field(stored) },
+      { key: "stdev", label: "Stdev", num: true, format: number, figure: P.field(stored) },
+      { key: "min", label: "Min", num: true, format: number, figure: P.field(stored) },
+      { key: "max", label: "Max", num: true, format: number, figure: P.field(stored) },
       { key: "unit", label: "Unit", format: function (v, r) { return rowUnit(r); } },
       { key: "execution", label: "Parameters", cellClass: "nowrap" },
       { key: "factor", label: "Factor", num: true, format: function (v, r) {
-        return r.matched ? factorText(r) : "not compared (no baseline execution with these parameters)"; } },
+        return r.matched ? factorText(r) : "not compared (no baseline execution with these parameters)"; },
+        figure: function (v, r) { return r.matched ? P.field("×")(v, r, "factor") : null; } },
       { key: "p_value", label: "p (Welch)", num: true,
-        format: function (v, r) { return r.is_baseline || !r.matched ? "" : v === null ? r.verdict : pText(v); } },
+        format: function (v, r) { return r.is_baseline || !r.matched ? "" : v === null ? r.verdict : pText(v); },
+        figure: function (v, r) { return r.is_baseline || !r.matched || v === null ? null : P.field("")(v, r, "p_value"); } },
       { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
     ]), details));
     document.getElementById("method-text").textContent = "Values are pooled per scenario and metric across runs " +
@@ -167,7 +187,8 @@
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";
     try {
-      render(await P.fetchJson(page.api + "?" + query.toString()));
+      const api = page.api + "?" + query.toString();
+      render(await P.fetchJson(api), api);
     } catch (error) {
       status.textContent = "Could not compare: " + error.message;
       document.body.setAttribute("data-state", "error");

@@ -8,7 +8,10 @@
   const H = window.Headroom;
   const P = window.HeadroomPages;
   const data = P.pageData();
-  const configs = data.configurations;
+  // As GET /api/v1/campaigns/{slug}/copies lists them (the printed figures' data-key).
+  const configs = P.located(data.configurations, "/configurations");
+  P.located(data.resources, "/resources");
+  P.located(data.figures, "/figures");
 
   function duration(seconds) {
     if (seconds === null || seconds === undefined) return "—";
@@ -70,12 +73,14 @@
     { key: "technique", label: "Technique" },
     { key: "dataset", label: "Data set", cellClass: "path" },
     { key: "options", label: "Options", cellClass: "mono path" },
-    { key: "n", label: "Rounds", num: true },
-    { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap" },
-    { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap" },
-    { key: "min_s", label: "Fastest", num: true, format: time, cellClass: "nowrap" },
-    { key: "max_s", label: "Slowest", num: true, format: time, cellClass: "nowrap" },
-    { key: "seconds", label: "Each round", format: function (v) { return v.map(duration).join(", "); } },
+    { key: "n", label: "Rounds", num: true, figure: P.field("") },
+    { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
+    { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
+    { key: "min_s", label: "Fastest", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
+    { key: "max_s", label: "Slowest", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
+    { key: "seconds", label: "Each round", format: function (v) { return v.map(duration).join(", "); },
+      figure: function (v, row) { return { at: v.map(function (x, i) { return row._at + "/seconds/" + i; }).join(" "),
+        unit: v.map(function () { return "s"; }).join("|"), value: v.length === 1 ? v[0] : null }; } },
   ], configs));
 
   const resources = data.resources;
@@ -104,9 +109,9 @@
       { key: "host", label: "Host" },
       { key: "role", label: "Role" },
       { key: "resource", label: "Counter" },
-      { key: "avg", label: "Average", num: true, format: function (v) { return P.fmt(v, 1); } },
-      { key: "max", label: "Maximum", num: true, format: function (v) { return P.fmt(v, 1); } },
-      { key: "samples", label: "Samples", num: true },
+      { key: "avg", label: "Average", num: true, format: function (v) { return P.fmt(v, 1); }, figure: P.field("") },
+      { key: "max", label: "Maximum", num: true, format: function (v) { return P.fmt(v, 1); }, figure: P.field("") },
+      { key: "samples", label: "Samples", num: true, figure: P.field("") },
     ], resources));
   } else {
     document.getElementById("resources-table").replaceChildren(P.el("p", { className: "empty-state",
@@ -118,9 +123,10 @@
       { key: "dataset", label: "Data set", cellClass: "path" },
       { key: "metric", label: "Figure" },
       { key: "subject", label: "Subject" },
-      { key: "mean", label: "Mean", num: true, format: function (v) { return P.fmt(v, 2); } },
+      { key: "mean", label: "Mean", num: true, format: function (v) { return P.fmt(v, 2); },
+        figure: P.field(function (row) { return row.unit; }) },
       { key: "unit", label: "Unit" },
-      { key: "n", label: "n", num: true },
+      { key: "n", label: "n", num: true, figure: P.field("") },
     ], data.figures.map(function (f) {
       return Object.assign({ technique: configs[f.configuration].technique, dataset: configs[f.configuration].dataset }, f);
     })));

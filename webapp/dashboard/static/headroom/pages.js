@@ -7,6 +7,10 @@
  *   HeadroomPages.table(columns, rows, label)  a <table class="sortable"> (sortable at once) in a
  *                                       keyboard-scrollable .table-wrap named `label` (or its card's heading)
  *   HeadroomPages.fmt(value, digits)    "1,234.5"; "—" for null
+ *   HeadroomPages.located(list, prefix) tags each item with `_at`, its JSON pointer in the API answer
+ *   HeadroomPages.figure(node, at, unit, value)  marks a printed figure with where the API holds it
+ *   HeadroomPages.field(unit, key)      a table column's `figure`: the row's `_at` + "/" + key (the column's
+ *                                       key by default); unit: the API's unit, or a function of the row
  *   HeadroomPages.varyingDims(list)     dimension keys whose values differ across scenarios
  *   HeadroomPages.shortLabel(dims, keys)
  *   HeadroomPages.middleCut(text, most) a long path as its start, "…" and its end, at most `most` characters
@@ -132,8 +136,9 @@
   }
 
   /**
-   * columns: [{key, label, num, format(value, row), sort(value, row), className}]
+   * columns: [{key, label, num, format(value, row), sort(value, row), className, figure(value, row)}]
    * rows: objects read by column key; row.attrs become <tr> attributes.
+   * figure(value, row, key) -> {at, unit, value} marks the cell as a printed figure (see figure()), or null.
    */
   function table(columns, rows, label) {
     const head = el("tr", {}, columns.map(function (c) {
@@ -150,6 +155,10 @@
           title: c.title ? c.title(value, row) : null,
         });
         cell.textContent = shown;
+        const source = c.figure ? c.figure(value, row, c.key) : null;
+        if (source) {
+          figure(cell, source.at, source.unit, source.value === undefined ? value : source.value);
+        }
         return cell;
       }));
     }));
@@ -191,6 +200,34 @@
         }
       });
     }
+  }
+
+  /**
+   * A printed figure says where it came from, for the display oracle (tests/browser/test_display_oracle.py):
+   * data-key is the JSON pointer of its value in the API answer named by the nearest data-api above it,
+   * data-unit the unit the API gives that value in, data-value the value itself. Nothing visible changes.
+   */
+  function figure(node, at, unit, value) {
+    node.setAttribute("data-key", at);
+    node.setAttribute("data-unit", unit || "");
+    node.setAttribute("data-value", JSON.stringify(value === undefined ? null : value));
+    return node;
+  }
+
+  // Tags each item of an API list with its JSON pointer (`prefix` + "/" + index), kept through copies.
+  function located(list, prefix) {
+    list.forEach(function (item, index) {
+      item._at = prefix + "/" + index;
+    });
+    return list;
+  }
+
+  function field(unit, key) {
+    return function (value, row, columnKey) {
+      if (!row || row._at === undefined) return null;
+      return { at: row._at + "/" + (key || columnKey), unit: typeof unit === "function" ? unit(row) : unit,
+        value: key ? row[key] : value };
+    };
   }
 
   function varyingDims(scenarios) {
@@ -310,6 +347,9 @@
     pageData: pageData,
     fetchJson: fetchJson,
     fmt: fmt,
+    figure: figure,
+    located: located,
+    field: field,
     chartCard: chartCard,
     table: table,
     varyingDims: varyingDims,

@@ -1,0 +1,84 @@
+"""Issue 20's display oracle: every figure a page prints with a unit is the API's value for it.
+
+One demo load, one browser: every page of every_page (the dashboard and one share report per view) is
+opened and every printed figure is read back. A marked figure (data-key, see tests/browser/figures.py)
+must equal the value at its JSON pointer in its API answer, converted into the unit printed beside it
+(or in its row's Unit cell) and rounded as printed; a figure printed with a unit that carries no mark
+fails the test, so a new figure cannot slip by unchecked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.browser.every_page import every_page, open_every_page
+from tests.browser.figures import (
+    Printed,
+    assert_printed,
+    per_printed,
+    pointer,
+    printed_figures,
+    scan,
+    seconds,
+)
+
+pytestmark = pytest.mark.browser
+
+
+# Share reports are rendered server-side and their figures carry no marks yet (issue 20's oracle, second
+# half): they are left out here, by name, until their templates mark each figure with its API field.
+NOT_YET_MARKED = ("share-overview", "share-capacity", "share-compare", "share-blocksize", "share-copies")
+
+
+def check(item: Printed, answer: Any) -> None:
+    where = f"{item.where} {item.text!r} ({' '.join(item.keys)})"
+    assert "undefined" not in " ".join(item.keys), where
+    values = [pointer(answer, key) for key in item.keys]
+    if len(values) == 1:
+        assert item.value == values[0], f"{where}: data-value {item.value!r}, the API {values[0]!r}"
+    if all(isinstance(v, str | list) for v in values):  # the API's own wording (saturation_text, remarks)
+        words = " ".join(v if isinstance(v, str) else " ".join(v) for v in values)
+        assert item.text == words, f"{where}: the API says {words!r}"
+        return
+    if item.text == "—":
+        assert values == [None] * len(values), where
+        return
+    durations = [seconds(part) for part in item.text.split(", ")]
+    if set(item.units) == {"s"} and None not in durations:  # "1 h 2 min 3 s", ...: whole seconds
+        assert durations == [round(v) for v in values], f"{where}: the API {values} s"
+        return
+    if item.text.startswith("< ") and len(values) == 1:  # "< 0.001": a bound, not a rounding
+        assert values[0] < float(item.text[2:].replace(",", "")), where
+        return
+    figures = printed_figures(item.text, item.row_unit)
+    # Figures past the marked ones are a bracketed remark ("~1,031 users (extrapolated beyond 1,000)").
+    assert len(figures) >= len(values), f"{where}: prints {len(figures)} figures for {len(values)} values"
+    for (number, printed), value, unit in zip(figures, values, item.units, strict=False):
+        # A count (no unit) is a count whatever its row's Unit cell says of the row's measurements.
+        assert_printed(number, value, per_printed(unit, printed) if unit else 1.0, where)
+
+
+def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
+    answers: dict[str, Any] = {}
+    unmarked: list[str] = []
+    marked: Counter[str] = Counter()
+    labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
+    pages = [p for p in every_page(site) if p.name not in NOT_YET_MARKED]
+    for item in open_every_page(page, site, pages):
+        if item.name == "capacity":
+            page.wait_for_selector("#sizing-table td.servers")
+        figures, strays = scan(page, labels)
+        unmarked += [f"{item.name}: {s['where']} {s['text']!r}" for s in strays]
+        for figure in figures:
+            assert figure.api, f"{item.name}: {figure.where} names no API answer"
+            if figure.api not in answers:
+                response = site.client.get(figure.api)
+                assert response.status_code == 200, figure.api
+                answers[figure.api] = response.json()
+            check(figure, answers[figure.api])
+            marked[item.name] += 1
+    assert unmarked == [], "\n".join(unmarked)
+    print(dict(marked))
