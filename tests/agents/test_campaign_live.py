@@ -52,7 +52,7 @@ def test_the_agent_creates_a_campaign_and_a_second_time_is_refused(
     assert campaign.project == project and campaign.dimensions == ["technique", "dataset"]
     assert campaign.description == "robocopy /MT vs single thread"
     again = create(run_agent, live_server.url, token, "copy-study")
-    assert again.returncode == 1 and "HTTP 409" in again.stderr and "already exists" in again.stderr
+    assert again.returncode == 1 and "HTTP 409" in again.stderr and "is not available" in again.stderr
 
 
 def test_a_log_from_this_machine_needs_no_flag_and_a_failed_one_is_fixed_by_timezone(
