@@ -17,6 +17,11 @@ pytestmark = pytest.mark.django_db
 PERFMON = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
 
 
+def row_cells(html: str, rows: int) -> list[str]:
+    """The text of the right-aligned cells sorted by ``rows`` (whatever else the cell carries)."""
+    return re.findall(rf'<td class="num" data-sort-value="{rows}"[^>]*>([^<]*)</td>', html)
+
+
 def test_the_page_shows_status_parser_rows_and_located_errors(client):
     campaign = make_campaign()
     good = ingest_path(campaign, PERFMON, host="FS01")
@@ -25,9 +30,7 @@ def test_the_page_shows_status_parser_rows_and_located_errors(client):
     )
     client.force_login(make_user(campaign.project))
     html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
-    assert (
-        f'<td class="num" data-sort-value="{good.rows}">{good.rows:,}</td>' in html and "perfmon_csv" in html
-    )
+    assert row_cells(html, good.rows) == [f"{good.rows:,}"] and "perfmon_csv" in html
     assert bad.status == "failed"
     assert f"(line {bad.error['line']}, column {bad.error['column']})" in html
 
@@ -43,7 +46,10 @@ def test_each_upload_says_what_it_was_sent_with(client):
     ingest_bytes(campaign, timings, host="C1", filename="logon.json", scenario={"av": "off"})
     client.force_login(make_user(campaign.project))
     html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
-    tags = re.findall(r'<span class="muted small upload-tags">(.*?)</span>', html)
+    tags = [
+        re.sub(r"<[^>]+>", "", tag)  # the step is marked for the display oracle
+        for tag in re.findall(r'<span class="muted small upload-tags">(.*?)</span></td>', html)
+    ]
     assert tags == ["client · av=off", "server · av=on · step 40 users · Asia/Kolkata"]  # newest first
 
 
@@ -55,7 +61,7 @@ def test_row_counts_read_with_thousands_separators(client):
     assert big.status == "stored" and big.rows >= 1000
     client.force_login(make_user(campaign.project))
     html = client.get(f"/campaigns/{campaign.slug}/uploads/").content.decode()
-    assert f'<td class="num" data-sort-value="{big.rows}">{big.rows:,}</td>' in html
+    assert row_cells(html, big.rows) == [f"{big.rows:,}"]
     assert "," in f"{big.rows:,}"
 
 

@@ -61,7 +61,7 @@ def _delete(client, campaign: Campaign, upload: Upload) -> None:
 def _overview_runs(client, campaign: Campaign) -> tuple[list[str], list[tuple[str, str]]]:
     """Run names and (scenario, run count) rows of the campaign overview page."""
     page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
-    scenarios = re.findall(r'<tr><td>([^<]*)</td><td class="num">(\d+)</td></tr>', page)
+    scenarios = re.findall(r'<tr><td>([^<]*)</td><td class="num"[^>]*>(\d+)</td></tr>', page)
     return sorted(Run.objects.filter(campaign=campaign).values_list("name", flat=True)), scenarios
 
 
