@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -33,6 +34,24 @@ def expected_rows(data: bytes, host: str = "H", timezone: str | None = None) -> 
     if parsed.counters is not None:
         rows += sum(sum(value is not None for value in row.values) for row in parsed.counters.rows)
     return rows + sum(1 for _ in parsed.measurements)
+
+
+def on_machine(data: bytes, name: str) -> bytes:
+    """A perfmon log as if another machine had recorded it: every ``\\\\HOST\\`` of its header renamed.
+
+    Its counters belong to the machine its paths name, so the same log sent twice is the
+    same machine's samples twice; a test that means two machines renames one. Any other
+    file comes back as it is. Names are ASCII, so they are found and replaced in the
+    file's own encoding (UTF-16 with its BOM, or any 8-bit one).
+    """
+    wide = data.startswith(b"\xff\xfe")
+    codec = "utf-16-le" if wide else "latin-1"
+    head = data[2:2000] if wide else data[:1000]
+    text = head[: len(head) - len(head) % 2].decode(codec, "replace") if wide else head.decode(codec)
+    machines = set(re.findall(r'"\\\\([^\\"]+)\\', text.split("\n", 1)[0]))
+    for machine in machines:
+        data = data.replace(f"\\\\{machine}\\".encode(codec), f"\\\\{name}\\".encode(codec))
+    return data
 
 
 def timings_batch(campaign: str, index: int, items: int = 5) -> dict[str, object]:

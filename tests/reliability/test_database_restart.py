@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.reliability.services import Client, Stack, manage, send_sweep, wait_until
-from tests.reliability.sources import crash_sources, expected_rows, timings_batch
+from tests.reliability.sources import crash_sources, expected_rows, on_machine, timings_batch
 
 pytestmark = [
     pytest.mark.integration,
@@ -56,7 +56,8 @@ def test_ingest_survives_a_database_restart_and_the_api_answers_503_meanwhile(st
     expected: dict[int, int] = {}
     for i, source in enumerate(sources):
         fields = dict(source.fields)
-        reply = api.upload(f"c{i}", source.data, source.name, host=f"H{i}", **fields)
+        data = on_machine(source.data, f"H{i}")  # each upload its own machine's log
+        reply = api.upload(f"c{i}", data, source.name, host=f"H{i}", **fields)
         assert reply.status == 202, reply.body
         expected[reply.body["id"]] = expected_rows(source.data, timezone=fields.get("timezone") or None)
 

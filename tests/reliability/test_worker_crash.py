@@ -43,7 +43,7 @@ from tests.conftest import database_url
 from tests.factories import make_campaign, make_project, make_token
 from tests.ingest import stored_rows
 from tests.reliability.services import Client, Stack, env_int, send_sweep, wait_until
-from tests.reliability.sources import Source, crash_sources, expected_rows
+from tests.reliability.sources import Source, crash_sources, expected_rows, on_machine
 from webapp.core.models import Upload
 from workers import ingest, testhooks
 
@@ -68,6 +68,8 @@ def claims_held() -> dict[int, str]:
         cursor.execute(
             "SELECT u.id, a.state FROM core_upload u JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted"
             " AND l.classid = %s AND l.objid = u.id %% 2147483648 AND l.objsubid = 2"
+            # Locks are the server's, not this database's: another database's upload ids match too.
+            " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
             " JOIN pg_stat_activity a ON a.pid = l.pid WHERE u.status = %s",
             [ingest.CLAIM_LOCK, Upload.Status.PARSING],
         )
@@ -125,7 +127,9 @@ def test_every_upload_is_stored_exactly_once_although_workers_are_killed_mid_ing
     def send(source: Source) -> None:
         campaign = make_campaign(project)
         host = f"{source.name[:40]}-{len(expected)}"
-        reply = api.upload(campaign.slug, source.data, source.name, host=host, **dict(source.fields))
+        # Each upload its own machine: a log's counters belong to the machine its paths name.
+        data = on_machine(source.data, f"M{len(expected)}")
+        reply = api.upload(campaign.slug, data, source.name, host=host, **dict(source.fields))
         assert reply.status == 202, reply.body
         expected[reply.body["id"]] = counts[source.name]
 
