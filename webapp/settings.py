@@ -241,6 +241,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Prefork whose idle pool processes hold no lock a SIGKILL could leave taken (workers/prefork.py);
+# it matters where Celery runs no event loop: the filesystem broker of `make run`.
+CELERY_WORKER_POOL = "workers.prefork:TaskPool"
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("HEADROOM_TASK_SOFT_TIME_LIMIT", 1800, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("HEADROOM_TASK_TIME_LIMIT", 1900, minimum=1)
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
