@@ -464,7 +464,8 @@ def _json_layout(scanner: JsonScanner, index: int) -> _Layout:
     rest = scanner.skip(end)
     if scanner.at_end(rest) and (timings is not None or "timings" in members):
         if timings is None:
-            raise scanner.fail('"timings" must be a list of timing objects', members["timings"].offset)
+            line, column = _position(members["timings"])
+            raise _error('invalid JSON: "timings" must be a list of timing objects', line, column)
         return _Layout(rows_at=timings, members=members)
     while not scanner.at_end(rest):
         scanner.window.release(rest)

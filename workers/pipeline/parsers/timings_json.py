@@ -91,6 +91,9 @@ class TextWindow:
 
     def char(self, offset: int) -> str:
         """The character at ``offset``; "" past the end of the text."""
+        local = offset - self._base
+        if 0 <= local < len(self._text):  # the common case, once per row: kept short
+            return self._text[local]
         return self._text[self._local(offset)] if self._has(offset) else ""
 
     def at_end(self, offset: int) -> bool:
@@ -99,7 +102,7 @@ class TextWindow:
     def skip(self, offset: int) -> int:
         """The offset of the first character at or after ``offset`` that is not JSON whitespace."""
         while True:
-            if not self._has(offset):
+            if offset - self._base >= len(self._text) and not self._has(offset):
                 return offset
             match = _WS.match(self._text, self._local(offset))
             assert match is not None
