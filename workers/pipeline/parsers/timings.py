@@ -453,26 +453,28 @@ def _json_layout(scanner: JsonScanner, index: int) -> _Layout:
     is one object with a ``"timings"`` list or a sequence of row objects is known only at its end."""
     if scanner.char(index) != "{":
         first, end = scanner.node(index)
-        rest = scanner.skip(end)
+        line, column = scanner.where(first.offset)
+        rest = scanner.skip(end, release=True)
         if not scanner.at_end(rest):
             raise scanner.fail("Extra data", rest)
-        raise scanner.fail(
-            'expected a list of timings, an object with a "timings" list, or one timing object per line',
-            first.offset,
+        raise _error(
+            "invalid JSON: expected a list of timings, an object with a "
+            '"timings" list, or one timing object per line',
+            line,
+            column,
         )
     members, timings, end = scanner.wrapper(index)
-    rest = scanner.skip(end)
+    rest = scanner.skip(end, release=True)
     if scanner.at_end(rest) and (timings is not None or "timings" in members):
         if timings is None:
             line, column = _position(members["timings"])
             raise _error('invalid JSON: "timings" must be a list of timing objects', line, column)
         return _Layout(rows_at=timings, members=members)
     while not scanner.at_end(rest):
-        scanner.window.release(rest)
         node, after = scanner.node(rest)
         if not isinstance(node.value, dict):
             raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
-        rest = scanner.skip(after)
+        rest = scanner.skip(after, release=True)
     layout = _Layout(lines_at=index, first_end=end)
     if timings is not None:  # a {"timings": [...]} object among others is itself read as a row
         value = {key: child.value for key, child in members.items()}
@@ -491,20 +493,18 @@ def _json_rows(scanner: JsonScanner, layout: _Layout) -> Iterator[Node]:
     index = layout.lines_at
     if layout.first_row is not None:
         yield layout.first_row
-        scanner.window.release(layout.first_end)
-        index = scanner.skip(layout.first_end)
+        index = scanner.skip(layout.first_end, release=True)
     while not scanner.at_end(index):
-        scanner.window.release(index)
         node, end = scanner.node(index)
         yield node
-        index = scanner.skip(end)
+        index = scanner.skip(end, release=True)
 
 
 def _parse_json(decoded: Decoded, clock: _Clock) -> Iterator[Measurement]:
     """A list of rows is read once; any other document twice, its layout found by the first pass."""
     with decoded.open_text() as stream:
         scanner = JsonScanner(stream, PARSER)
-        start = scanner.skip(0)
+        start = scanner.skip(0, release=True)
         if scanner.char(start) == "[":
             yield from _json_list(scanner, start, clock)
             return
@@ -536,7 +536,7 @@ def _json_list_end(scanner: JsonScanner, rows: Iterator[Node], end: list[int]) -
     """Read the list's remaining rows (checking their syntax only) and what follows the list."""
     for _ in rows:
         pass
-    rest = scanner.skip(end[0])
+    rest = scanner.skip(end[0], release=True)
     if not scanner.at_end(rest):
         raise scanner.fail("Extra data", rest)
 

@@ -99,9 +99,13 @@ class TextWindow:
     def at_end(self, offset: int) -> bool:
         return not self._has(offset)
 
-    def skip(self, offset: int) -> int:
-        """The offset of the first character at or after ``offset`` that is not JSON whitespace."""
+    def skip(self, offset: int, release: bool = False) -> int:
+        """The offset of the first character at or after ``offset`` that is not JSON whitespace.
+        ``release``: text before ``offset`` is no longer needed, nor the whitespace skipped (a long
+        run of it is then dropped as it is read rather than held)."""
         while True:
+            if release:
+                self.release(offset)
             if offset - self._base >= len(self._text) and not self._has(offset):
                 return offset
             match = _WS.match(self._text, self._local(offset))
@@ -197,8 +201,8 @@ class JsonScanner:
     def where(self, offset: int) -> tuple[int, int]:
         return self.window.where(offset)
 
-    def skip(self, index: int) -> int:
-        return self.window.skip(index)
+    def skip(self, index: int, release: bool = False) -> int:
+        return self.window.skip(index, release)
 
     def char(self, index: int) -> str:
         return self.window.char(index)
@@ -216,25 +220,26 @@ class JsonScanner:
         value, end = self.window.decode(index)
         return Node(value, index), end
 
-    def _members(self, start: int, read: Callable[[str, int], int]) -> int:
+    def _members(self, start: int, read: Callable[[str, int], int], release: bool = False) -> int:
         """Walk the object at ``start``: ``read(key, offset of its value)`` takes each value and
-        returns the offset after it. Returns the offset after the object."""
-        index = self.skip(start + 1)
+        returns the offset after it. Returns the offset after the object. ``release``: the text
+        read is not needed again (``read`` keeps what it needs)."""
+        index = self.skip(start + 1, release)
         if self.char(index) != "}":
             while True:
                 if self.char(index) != '"':
                     raise self.fail("Expecting property name enclosed in double quotes", index)
                 key, index = self.window.decode(index)
-                index = self.skip(index)
+                index = self.skip(index, release)
                 if self.char(index) != ":":
                     raise self.fail("Expecting ':' delimiter", index)
-                index = self.skip(read(key, index + 1))
+                index = self.skip(read(key, index + 1), release)
                 char = self.char(index)
                 if char == "}":
                     break
                 if char != ",":
                     raise self.fail("Expecting ',' delimiter", index)
-                index = self.skip(index + 1)
+                index = self.skip(index + 1, release)
         return index + 1
 
     def _object(self, start: int, located: int) -> tuple[Node, int]:
@@ -251,19 +256,18 @@ class JsonScanner:
     def elements(self, start: int, end: list[int] | None = None) -> Iterator[Node]:
         """The items of the array at ``start``, decoded one at a time; ``end`` gets the offset after
         it. Text before an item is released when the next one is read."""
-        index = self.skip(start + 1)
+        index = self.skip(start + 1, release=True)
         if self.char(index) != "]":
             while True:
-                self.window.release(index)
                 child, index = self.node(index)
                 yield child
-                index = self.skip(index)
+                index = self.skip(index, release=True)
                 char = self.char(index)
                 if char == "]":
                     break
                 if char != ",":
                     raise self.fail("Expecting ',' delimiter", index)
-                index += 1
+                index = self.skip(index + 1, release=True)
         if end is not None:
             end.append(index + 1)
 
@@ -285,7 +289,7 @@ class JsonScanner:
 
         def read(key: str, index: int) -> int:
             nonlocal timings
-            index = self.skip(index)
+            index = self.skip(index, release=True)
             if key == "timings" and self.char(index) == "[":
                 members.pop(key, None)
                 timings = index
@@ -296,5 +300,5 @@ class JsonScanner:
             members[key] = Node(child.value, index, position=self.where(index))
             return after
 
-        end = self._members(start, read)
+        end = self._members(start, read, release=True)
         return members, timings, end

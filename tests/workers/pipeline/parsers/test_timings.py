@@ -6,6 +6,7 @@ import codecs
 import csv
 import io
 import json
+import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -771,3 +772,22 @@ def test_it_refuses_a_json_value_longer_than_its_window_may_grow() -> None:
     error = _error('[\n  {"name": "' + name + '", "started_at": "2015-07-01T10:00:00Z", "duration_ms": 1}]')
     assert error.message == "a JSON value longer than 16 MiB of text; a timing row is a small object"
     assert (error.line, error.column) == (2, 3)
+
+
+def test_it_drops_long_runs_of_whitespace_as_it_reads_them() -> None:
+    gap = " \n" * (4 * 1024 * 1024)  # 8 MiB between the values: the window must not hold it
+    data = "[" + gap + JSON_ROW + "," + gap + JSON_ROW + gap + "]" + gap
+    raw = data.encode()
+    tracemalloc.start()
+    try:
+        rows = _parse(raw)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(row.metric, row.value) for row in rows] == [("logon", 2.0), ("logon", 2.0)]
+    assert peak < 4 * 1024 * 1024  # the file is 32 MiB of text; the window reads 64 Ki characters at a time
+
+    bad = data.replace("[" + gap + JSON_ROW + "," + gap, "[" + gap + JSON_ROW + "," + gap + '{"name": "x"},')
+    error = _error(bad)
+    assert error.message == 'timing is missing "started_at" (an ISO 8601 timestamp)'
+    assert (error.line, error.column) == (2 * 4 * 1024 * 1024 + 1, 1)
