@@ -40,7 +40,7 @@ import csv
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -51,14 +51,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener, decode, decode_error
 from workers.pipeline.errors import ParseError
-from workers.pipeline.jsontext import long_integer_error
+from workers.pipeline.parsers.timings_json import JsonScanner, Node
 from workers.pipeline.records import Measurement, Parsed
 from workers.pipeline.registry import ParseContext, register
 
 PARSER = "timings"
 REQUIRED = ("name", "started_at", "duration_ms")
-# A timings document is read whole (rows keep their line and column); beyond this it is refused
-# with a message instead of exhausting the worker's memory.
+# Measure-Command output is read whole; beyond this it is refused with a message instead of
+# exhausting the worker's memory (a JSON document is read through a window, a CSV by lines).
 MAX_TEXT_CHARS = 256 * 1024 * 1024
 MAX_REPETITION = 2**31 - 1  # the measurement table's integer column
 UNITS_TO_MS: Mapping[str, float] = {
@@ -125,15 +125,17 @@ class TimingsParser:
 
 def _measurements(decoded: Decoded, context: ParseContext) -> Iterator[Measurement]:
     """The file's timings, one at a time: loading pulls them in batches, so no layout is ever
-    held as a list of rows (a CSV is read line by line; a JSON document or Measure-Command
-    output is held as text, bounded by ``MAX_TEXT_CHARS``, and its rows decoded as pulled)."""
+    held as a list of rows. A CSV is read line by line and a JSON document through a window
+    (``timings_json``); Measure-Command output, a few hundred bytes a run, is held as text,
+    bounded by ``MAX_TEXT_CHARS``."""
     head = decoded.head_text.lstrip("\ufeff \t\r\n")
     clock = _Clock(context.timezone)
     try:
+        if head.startswith(("[", "{")):
+            yield from _parse_json(decoded, clock)
+            return
         with decoded.open_text() as stream:
-            if head.startswith(("[", "{")):
-                yield from _parse_json(_read_all(stream), clock)
-            elif _looks_like_measure_command(head):
+            if _looks_like_measure_command(head):
                 yield from _parse_measure_command(_read_all(stream), context, clock)
             else:
                 yield from _parse_csv(stream, clock)
@@ -435,198 +437,55 @@ def _scenario_dims(found: _Field) -> dict[str, str]:
 # JSON, with the position of every value
 
 
-@dataclass(frozen=True)
-class _Node:
-    """A JSON value with the offset it starts at (and its children's)."""
-
-    value: Any
-    offset: int
-    members: dict[str, _Node] | None = None
-
-
-class _JsonScanner:
-    """Walks the outer objects and arrays itself so rows keep their positions.
-
-    Rows (and any value below the outer containers) are decoded one at a time
-    with ``json.JSONDecoder.raw_decode`` on the whole text -- C speed, and its
-    errors carry the right line and column -- and dropped once checked, so a
-    file of millions of tiny rows never holds them all. A row's own members
-    are located only when the row turns out to be bad.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._decoder = json.JSONDecoder()
-        # Rows are located in order: each lookup counts lines from the last one.
-        self._cursor = (0, 1, 0)  # offset, its line, where that line starts
-
-    def where(self, offset: int) -> tuple[int, int]:
-        start, line, line_start = self._cursor if offset >= self._cursor[0] else (0, 1, 0)
-        newlines = self.text.count("\n", start, offset)
-        if newlines:
-            line += newlines
-            line_start = self.text.rfind("\n", start, offset) + 1
-        self._cursor = (offset, line, line_start)
-        return line, offset - line_start + 1
-
-    def skip(self, index: int) -> int:
-        return _skip_ws(self.text, index)
-
-    def fail(self, message: str, offset: int) -> ParseError:
-        line, column = self.where(offset)
-        return _error(f"invalid JSON: {message}", line, column)
-
-    def _whole(self, index: int) -> tuple[Any, int]:
-        try:
-            return self._decoder.raw_decode(self.text, index)
-        except json.JSONDecodeError as exc:
-            raise _error(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-        except ValueError:  # an integer too long for int()
-            raise long_integer_error(self.text, index, PARSER) from None
-        except RecursionError:
-            raise self.fail("nested too deeply", index) from None
-
-    def node(self, index: int, located: int = 0) -> tuple[_Node, int]:
-        index = self.skip(index)
-        char = self.text[index : index + 1]
-        if located and char == "{":
-            return self._object(index, located)
-        value, end = self._whole(index)
-        return _Node(value, index), end
-
-    def _members(self, start: int, read: Callable[[str, int], int]) -> int:
-        """Walk the object at ``start``: ``read(key, offset of its value)`` takes each value and
-        returns the offset after it. Returns the offset after the object."""
-        index = self.skip(start + 1)
-        if self.text[index : index + 1] != "}":
-            while True:
-                if self.text[index : index + 1] != '"':
-                    raise self.fail("Expecting property name enclosed in double quotes", index)
-                key, index = self._whole(index)
-                index = self.skip(index)
-                if self.text[index : index + 1] != ":":
-                    raise self.fail("Expecting ':' delimiter", index)
-                index = self.skip(read(key, index + 1))
-                char = self.text[index : index + 1]
-                if char == "}":
-                    break
-                if char != ",":
-                    raise self.fail("Expecting ',' delimiter", index)
-                index = self.skip(index + 1)
-        return index + 1
-
-    def _object(self, start: int, located: int) -> tuple[_Node, int]:
-        members: dict[str, _Node] = {}
-
-        def read(key: str, index: int) -> int:
-            members[key], after = self.node(index, located - 1)
-            return after
-
-        end = self._members(start, read)
-        value = {key: child.value for key, child in members.items()}
-        return _Node(value, start, members=members), end
-
-    def elements(self, start: int, end: list[int] | None = None) -> Iterator[_Node]:
-        """The items of the array at ``start``, decoded one at a time; ``end`` gets the offset after it."""
-        index = self.skip(start + 1)
-        if self.text[index : index + 1] != "]":
-            while True:
-                child, index = self.node(index)
-                yield child
-                index = self.skip(index)
-                char = self.text[index : index + 1]
-                if char == "]":
-                    break
-                if char != ",":
-                    raise self.fail("Expecting ',' delimiter", index)
-                index += 1
-        if end is not None:
-            end.append(index + 1)
-
-    def skip_array(self, start: int) -> int:
-        """Check the array at ``start`` item by item (nothing kept); the offset after it."""
-        end: list[int] = []
-        for _ in self.elements(start, end):
-            pass
-        return end[0]
-
-    def wrapper(self, start: int) -> tuple[dict[str, _Node], int | None, int]:
-        """The object at ``start`` with a ``"timings"`` list checked but not kept.
-
-        Returns its other members, the offset of the ``timings`` list (None
-        without one) and the offset after the object.
-        """
-        members: dict[str, _Node] = {}
-        timings: int | None = None
-
-        def read(key: str, index: int) -> int:
-            nonlocal timings
-            index = self.skip(index)
-            if key == "timings" and self.text.startswith("[", index):
-                members.pop(key, None)
-                timings = index
-                return self.skip_array(index)
-            if key == "timings":
-                timings = None
-            members[key], after = self.node(index)
-            return after
-
-        end = self._members(start, read)
-        return members, timings, end
-
-
 @dataclass
 class _Layout:
     """Where a JSON timings document keeps its rows (found by a first pass that keeps none)."""
 
     rows_at: int | None = None  # the "[" of the row list
-    members: dict[str, _Node] | None = None  # the other members of a {"timings": [...]} object
+    members: dict[str, Node] | None = None  # the other members of a {"timings": [...]} object
     lines_at: int | None = None  # the first of one or more row objects (JSON Lines)
-    first_row: _Node | None = None  # that first object when it holds a "timings" list
+    first_row: Node | None = None  # that first object when it holds a "timings" list
     first_end: int = 0
 
 
-def _json_layout(scanner: _JsonScanner) -> _Layout:
-    """Check the whole document's syntax and shape, row by row, keeping no row."""
-    text = scanner.text
-    index = scanner.skip(0)
-    if index >= len(text):
-        return _Layout()
-    if text.startswith("[", index):
-        rest = scanner.skip(scanner.skip_array(index))
-        if rest < len(text):
-            raise scanner.fail("Extra data", rest)
-        return _Layout(rows_at=index)
-    if not text.startswith("{", index):
+def _json_layout(scanner: JsonScanner, index: int) -> _Layout:
+    """Check a document that does not open with a list, row by row, keeping no row: whether it
+    is one object with a ``"timings"`` list or a sequence of row objects is known only at its end."""
+    if scanner.char(index) != "{":
         first, end = scanner.node(index)
-        rest = scanner.skip(end)
-        if rest < len(text):
+        line, column = scanner.where(first.offset)
+        rest = scanner.skip(end, release=True)
+        if not scanner.at_end(rest):
             raise scanner.fail("Extra data", rest)
-        raise scanner.fail(
-            'expected a list of timings, an object with a "timings" list, or one timing object per line',
-            first.offset,
+        raise _error(
+            "invalid JSON: expected a list of timings, an object with a "
+            '"timings" list, or one timing object per line',
+            line,
+            column,
         )
     members, timings, end = scanner.wrapper(index)
-    rest = scanner.skip(end)
-    if rest >= len(text) and (timings is not None or "timings" in members):
+    rest = scanner.skip(end, release=True)
+    if scanner.at_end(rest) and (timings is not None or "timings" in members):
         if timings is None:
-            raise scanner.fail('"timings" must be a list of timing objects', members["timings"].offset)
+            line, column = _position(members["timings"])
+            raise _error('invalid JSON: "timings" must be a list of timing objects', line, column)
         return _Layout(rows_at=timings, members=members)
-    while rest < len(text):
+    while not scanner.at_end(rest):
         node, after = scanner.node(rest)
         if not isinstance(node.value, dict):
             raise scanner.fail("expected one timing object per line (JSON Lines)", node.offset)
-        rest = scanner.skip(after)
+        rest = scanner.skip(after, release=True)
     layout = _Layout(lines_at=index, first_end=end)
     if timings is not None:  # a {"timings": [...]} object among others is itself read as a row
         value = {key: child.value for key, child in members.items()}
-        layout.first_row = _Node({**value, "timings": []}, index)
+        layout.first_row = Node({**value, "timings": []}, index)
     return layout
 
 
-def _json_rows(scanner: _JsonScanner, layout: _Layout) -> Iterator[_Node]:
-    """The rows ``layout`` found, decoded one at a time."""
+def _json_rows(scanner: JsonScanner, layout: _Layout) -> Iterator[Node]:
+    """The rows ``layout`` found, decoded one at a time (by a second scanner on a fresh stream)."""
     if layout.rows_at is not None:
+        scanner.window.release(layout.rows_at)
         yield from scanner.elements(layout.rows_at)
         return
     if layout.lines_at is None:
@@ -634,37 +493,73 @@ def _json_rows(scanner: _JsonScanner, layout: _Layout) -> Iterator[_Node]:
     index = layout.lines_at
     if layout.first_row is not None:
         yield layout.first_row
-        index = scanner.skip(layout.first_end)
-    while index < len(scanner.text):
+        index = scanner.skip(layout.first_end, release=True)
+    while not scanner.at_end(index):
         node, end = scanner.node(index)
         yield node
-        index = scanner.skip(end)
+        index = scanner.skip(end, release=True)
 
 
-def _parse_json(text: str, clock: _Clock) -> Iterator[Measurement]:
-    scanner = _JsonScanner(text)
-    layout = _json_layout(scanner)
-    defaults = _json_defaults(scanner, layout.members) if layout.members is not None else _Defaults()
-    for row in _json_rows(scanner, layout):
-        yield _json_row(scanner, row, clock, defaults)
+def _parse_json(decoded: Decoded, clock: _Clock) -> Iterator[Measurement]:
+    """A list of rows is read once; any other document twice, its layout found by the first pass."""
+    with decoded.open_text() as stream:
+        scanner = JsonScanner(stream, PARSER)
+        start = scanner.skip(0, release=True)
+        if scanner.char(start) == "[":
+            yield from _json_list(scanner, start, clock)
+            return
+        layout = _json_layout(scanner, start)
+    defaults = _json_defaults(layout.members) if layout.members is not None else _Defaults()
+    with decoded.open_text() as stream:
+        scanner = JsonScanner(stream, PARSER)
+        for row in _json_rows(scanner, layout):
+            yield _json_row(scanner, row, clock, defaults)
 
 
-def _json_defaults(scanner: _JsonScanner, members: dict[str, _Node]) -> _Defaults:
+def _json_list(scanner: JsonScanner, start: int, clock: _Clock) -> Iterator[Measurement]:
+    """The rows of the list at ``start``, each checked as it is pulled. A bad row is reported
+    only once the rest of the document has been read: a syntax error anywhere in it comes first,
+    as it did when the whole document was checked before any row."""
+    end: list[int] = []
+    rows = scanner.elements(start, end)
+    for row in rows:
+        try:
+            measurement = _json_row(scanner, row, clock, _Defaults())
+        except ParseError:
+            _json_list_end(scanner, rows, end)
+            raise
+        yield measurement
+    _json_list_end(scanner, rows, end)
+
+
+def _json_list_end(scanner: JsonScanner, rows: Iterator[Node], end: list[int]) -> None:
+    """Read the list's remaining rows (checking their syntax only) and what follows the list."""
+    for _ in rows:
+        pass
+    rest = scanner.skip(end[0], release=True)
+    if not scanner.at_end(rest):
+        raise scanner.fail("Extra data", rest)
+
+
+def _json_defaults(members: dict[str, Node]) -> _Defaults:
     defaults = _Defaults()
     if "scenario" in members and members["scenario"].value is not None:
         node = members["scenario"]
-        line, column = scanner.where(node.offset)
-        defaults.scenario = _scenario_dims(_Field(node.value, line, column)) or None
+        defaults.scenario = _scenario_dims(_Field(node.value, *_position(node))) or None
     if "host" in members and members["host"].value is not None:
         node = members["host"]
         if not isinstance(node.value, str):
-            line, column = scanner.where(node.offset)
-            raise _error(f'"host" must be a string, got {_show(node.value)}', line, column)
+            raise _error(f'"host" must be a string, got {_show(node.value)}', *_position(node))
         defaults.host = node.value.strip() or None
     return defaults
 
 
-def _json_row(scanner: _JsonScanner, row: _Node, clock: _Clock, defaults: _Defaults) -> Measurement:
+def _position(node: Node) -> tuple[int, int]:
+    assert node.position is not None, "a wrapper member is located as it is read"
+    return node.position
+
+
+def _json_row(scanner: JsonScanner, row: Node, clock: _Clock, defaults: _Defaults) -> Measurement:
     line, column = scanner.where(row.offset)
     if not isinstance(row.value, dict):
         raise _error(f"expected a timing object, got {_show(row.value)}", line, column)
