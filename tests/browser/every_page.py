@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tests.browser.conftest import Site
 from tests.factories import make_user
+from webapp.core.models import Scenario
 from webapp.sharing import report
 from webapp.sharing.models import ShareLink
 
@@ -42,15 +43,24 @@ class Page:
 
 
 def every_page(site: Site) -> list[Page]:
-    """The pages to walk; makes the signed-in user a staff owner and issues one share link per view."""
+    """The pages to walk; makes the signed-in user a staff owner and issues one share link per view (the
+    capacity one with a sizing, the compare one against the app-launch study's unredirected scenario)."""
     user = make_user(site.campaign.project, role="owner")
     user.is_staff = True  # staff may also create projects
     user.save()
     site.client.force_login(user)
+    launches = [
+        s for s in Scenario.objects.filter(campaign=site.campaign) if s.dims.get("study") == "app-launch"
+    ]
+    baseline = next(s for s in launches if s.dims.get("redirection") == "none")
+    sizing = {"users": 3000, "target": 60, "redundancy": 1}
     shares = [
         ("share-overview", ShareLink.issue(site.campaign, "overview", {})[1]),
-        ("share-capacity", ShareLink.issue(site.campaign, "capacity", report.capacity_filters({}))[1]),
-        ("share-compare", ShareLink.issue(site.campaign, "compare", {})[1]),
+        ("share-capacity", ShareLink.issue(site.campaign, "capacity", report.capacity_filters(sizing))[1]),
+        (
+            "share-compare",
+            ShareLink.issue(site.campaign, "compare", report.compare_filters({"baseline": baseline.pk}))[1],
+        ),
         ("share-blocksize", ShareLink.issue(site.campaign, "blocksize", {})[1]),
         ("share-copies", ShareLink.issue(site.campaign, "copies", {})[1]),
     ]

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 PER_PRINTED = {
     ("ms", "ms"): 1.0,
     ("ms", "s"): 1000.0,
+    ("s", "ms"): 0.001,  # a disk latency limit, stored in seconds
     ("B/s", "MB/s"): 1e6,
     ("bytes", "KiB"): 1024.0,
     ("bytes", "MiB"): 1024.0**2,
@@ -113,8 +114,9 @@ SCAN = """([unitPattern, labels]) => {
         // Only the innermost such element speaks for its text.
         if (el.querySelector("td, li, dd, output, .figure")) return;
         const text = el.textContent.trim().replace(/CPU \\d+ %/g, "CPU");
-        // A scenario's label ("dataset=95 GiB, ...") and a copy's data set name are words, not figures.
-        if (named.has(el.textContent.trim()) || el.matches("td.path") || /^\\w+=/.test(el.textContent.trim())) return;
+        // A scenario's label ("dataset=95 GiB, ...") and a copy's data set name are words, not figures, and so
+        // is what a shared report marks as a name (data-name: a dimension's value, a metric and its parameters).
+        if (named.has(el.textContent.trim()) || el.matches("td.path, [data-name]") || /^\\w+=/.test(el.textContent.trim())) return;
         const numeric = /^[-\\u2212]?\\d[\\d,]*(\\.\\d+)?$/.test(text);
         if (unit.test(text) || (numeric && rowUnit(el) !== "")) {
             out.unmarked.push({where: path(el), text: text});

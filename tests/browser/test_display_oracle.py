@@ -28,11 +28,6 @@ from tests.browser.figures import (
 pytestmark = pytest.mark.browser
 
 
-# Share reports are rendered server-side and their figures carry no marks yet (issue 20's oracle, second
-# half): they are left out here, by name, until their templates mark each figure with its API field.
-NOT_YET_MARKED = ("share-overview", "share-capacity", "share-compare", "share-blocksize", "share-copies")
-
-
 def check(item: Printed, answer: Any) -> None:
     where = f"{item.where} {item.text!r} ({' '.join(item.keys)})"
     assert "undefined" not in " ".join(item.keys), where
@@ -66,7 +61,8 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
     unmarked: list[str] = []
     marked: Counter[str] = Counter()
     labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
-    pages = [p for p in every_page(site) if p.name not in NOT_YET_MARKED]
+    pages = every_page(site)
+    campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
     for item in open_every_page(page, site, pages):
         if item.name == "capacity":
             page.wait_for_selector("#sizing-table td.servers")
@@ -74,11 +70,16 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
         unmarked += [f"{item.name}: {s['where']} {s['text']!r}" for s in strays]
         for figure in figures:
             assert figure.api, f"{item.name}: {figure.where} names no API answer"
-            if figure.api not in answers:
-                response = site.client.get(figure.api)
-                assert response.status_code == 200, figure.api
-                answers[figure.api] = response.json()
-            check(figure, answers[figure.api])
+            # A share report names its answers relative to the campaign's API ("compare?baseline=4").
+            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
+            if api not in answers:
+                response = site.client.get(api)
+                assert response.status_code == 200, api
+                answers[api] = response.json()
+            check(figure, answers[api])
             marked[item.name] += 1
     assert unmarked == [], "\n".join(unmarked)
+    # Every share report is read back too, its capacity answer, sizing, comparisons and copies among them.
+    assert {p.name for p in pages if p.path.startswith("/s/")} <= {n for n, count in marked.items() if count}
+    assert {"capacity", "sizing", "compare", "copies"} <= {a.split("?")[0].rsplit("/", 1)[1] for a in answers}
     print(dict(marked))

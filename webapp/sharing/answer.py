@@ -15,6 +15,7 @@ from typing import Any
 
 from webapp.analysis.capacity import DEFAULT_COUNTER
 from webapp.analysis.limits import limit_text
+from webapp.sharing.marks import Mark, Part, limit_parts, plain
 
 # How a dimension's value reads in a sentence ("SMB 3.02 on SSD with AV on").
 _PHRASES: dict[str, str] = {
@@ -87,43 +88,99 @@ def threshold_text(counter: str, threshold: float) -> str:
     return f"{threshold:g}{unit}"
 
 
+def _users(value: float, key: str, words: str = " users") -> Mark:
+    return Mark(f"{_number(value)}{words}", key, "users", value)
+
+
 def headline(
     scenario: Mapping[str, Any], keys: Sequence[str], counter: str, stat: str, threshold: float
 ) -> str:
     """One sentence with the scenario's answer (see the module docstring)."""
+    return plain(headline_parts(scenario, keys, counter, stat, threshold))
+
+
+def headline_parts(
+    scenario: Mapping[str, Any], keys: Sequence[str], counter: str, stat: str, threshold: float, at: str = ""
+) -> list[Part]:
+    """The headline with its figures marked: ``at`` is the scenario's pointer in the capacity answer."""
     subject = phrase(scenario["dims"], keys)
-    crossing = crossing_text(counter, stat, threshold)
+    crossing = crossing_parts(counter, stat, threshold, "/threshold")
     users, bound = scenario.get("saturation_users"), scenario.get("bound")
     steps = [s["users"] for s in scenario.get("steps", [])]
     limiting = scenario.get("limiting")
     if limiting and limiting.get("users") is not None and (users is None or limiting["users"] < users - 0.5):
-        row = next((r for r in scenario.get("limits", []) if r["counter"] == limiting["counter"]), limiting)
-        own = f" ({counter_name(counter)}: {_number(users)} users)" if users is not None else ""
-        return f"{subject} carries {_number(limiting['users'])} users before {limit_text(row)}{own}."
-    if bound == "interpolated" and users is not None:
-        return f"{subject} carries {_number(users)} users before {crossing}."
-    if bound == "extrapolated" and users is not None:
-        return (
-            f"{subject} carries about {_number(users)} users before {crossing} "
-            f"(extrapolated beyond the {_number(max(steps))} tested)."
+        limits = list(scenario.get("limits", []))
+        row = next((i for i, r in enumerate(limits) if r["counter"] == limiting["counter"]), None)
+        limit = (
+            limit_parts(limits[row], f"{at}/limits/{row}/limit")
+            if row is not None
+            else [limit_text(limiting)]
         )
+        own: list[Part] = []
+        if users is not None:
+            own = [f" ({counter_name(counter)}: ", _users(users, f"{at}/saturation_users"), ")"]
+        return [
+            f"{subject} carries ",
+            _users(limiting["users"], f"{at}/limiting/users"),
+            " before ",
+            *limit,
+            *own,
+            ".",
+        ]
+    if bound == "interpolated" and users is not None:
+        return [f"{subject} carries ", _users(users, f"{at}/saturation_users"), " before ", *crossing, "."]
+    most = max(range(len(steps)), key=lambda i: steps[i]) if steps else 0
+    if bound == "extrapolated" and users is not None:
+        return [
+            f"{subject} carries about ",
+            _users(users, f"{at}/saturation_users"),
+            " before ",
+            *crossing,
+            " (extrapolated beyond the ",
+            _users(steps[most], f"{at}/steps/{most}/users", ""),
+            " tested).",
+        ]
     if bound == "not_reached" and steps:
-        return f"{subject} carries more than {_number(max(steps))} users, the most tested, before {crossing}."
+        return [
+            f"{subject} carries more than ",
+            _users(steps[most], f"{at}/steps/{most}/users"),
+            ", the most tested, before ",
+            *crossing,
+            ".",
+        ]
     if bound == "below_first_step" and steps:
-        return f"{subject} is past {threshold_text(counter, threshold)} {counter_name(counter)} already at {_number(min(steps))} users, the fewest tested."
-    return f"{subject}: no load steps with samples of {counter_name(counter)}."
+        fewest = min(range(len(steps)), key=lambda i: steps[i])
+        return [
+            f"{subject} is past ",
+            *crossing[1:],
+            f" {counter_name(counter)} already at ",
+            _users(steps[fewest], f"{at}/steps/{fewest}/users"),
+            ", the fewest tested.",
+        ]
+    return [f"{subject}: no load steps with samples of {counter_name(counter)}."]
 
 
 def crossing_text(counter: str, stat: str, threshold: float) -> str:
     """ "CPU reaches 80 %", "maximum CPU reaches 60 %"."""
-    return f"{_STATS.get(stat, '')}{counter_name(counter)} reaches {threshold_text(counter, threshold)}"
+    return plain(crossing_parts(counter, stat, threshold, ""))
+
+
+def crossing_parts(counter: str, stat: str, threshold: float, key: str) -> list[Part]:
+    """The crossing with its threshold marked at ``key`` (``/threshold`` of capacity, ``/target`` of sizing)."""
+    shown = threshold_text(counter, threshold)
+    unit = "%" if shown.endswith(" %") else ""
+    return [f"{_STATS.get(stat, '')}{counter_name(counter)} reaches ", Mark(shown, key, unit, threshold)]
 
 
 def decider(binding: Mapping[str, Any] | None, crossing: str) -> str:
     """What decides the users per server: "the disk queue reaches 10", or the counter's own crossing."""
+    return plain(decider_parts(binding, [crossing], ""))
+
+
+def decider_parts(binding: Mapping[str, Any] | None, crossing: Sequence[Part], at: str) -> list[Part]:
     if binding and binding.get("by") == "limit":
-        return limit_text(binding)
-    return crossing
+        return limit_parts(binding, f"{at}/binding/limit")
+    return list(crossing)
 
 
 def sizing_sentence(
@@ -131,23 +188,51 @@ def sizing_sentence(
 ) -> str:
     """ "7 servers (N+1) for 3,000 users with HDD, AV off: 522 users per server before the disk queue
     reaches 10 (CPU reaches 60 % only at 678 users per server, which alone would mean 6 servers)."."""
+    return plain(sizing_parts(row, keys, users, redundancy, [crossing] if crossing else []))
+
+
+def _servers(count: int, key: str) -> Mark:
+    return Mark(f"{count} {'server' if count == 1 else 'servers'}", key, "servers", count)
+
+
+def sizing_parts(
+    row: Mapping[str, Any],
+    keys: Sequence[str],
+    users: int,
+    redundancy: int,
+    crossing: Sequence[Part],
+    at: str = "",
+) -> list[Part]:
+    """The sizing sentence with its figures marked: ``at`` is the row's pointer in the sizing answer."""
     name = short_label(row["dims"], _own_keys(row["dims"], keys)).replace(" · ", ", ")
     binding = row.get("binding")
+    asked = Mark(f"{users:,} users", "/users", "users", users)
     if row.get("servers") is None:
-        reason = f" ({decider(binding, crossing)} already at the fewest users tested)" if binding else ""
-        return f"Servers for {users:,} users with {name}: unknown (users per server not measured{reason})."
-    plural = "server" if row["servers"] == 1 else "servers"
-    text = f"{row['servers']} {plural} (N+{redundancy}) for {users:,} users with {name}"
+        reason: list[Part] = []
+        if binding:
+            reason = [" (", *decider_parts(binding, crossing, at), " already at the fewest users tested)"]
+        return ["Servers for ", asked, f" with {name}: unknown (users per server not measured", *reason, ")."]
+    parts: list[Part] = [
+        _servers(row["servers"], f"{at}/servers"),
+        f" (N+{redundancy}) for ",
+        asked,
+        f" with {name}",
+    ]
     if not binding or not crossing:
-        return text + "."
-    text += f": {_number(row['users_per_server'])} users per server before {decider(binding, crossing)}"
+        return [*parts, "."]
+    parts += [": ", _users(row["users_per_server"], f"{at}/users_per_server"), " per server before "]
+    parts += decider_parts(binding, crossing, at)
     if binding.get("by") == "limit" and row.get("counter_users_per_server"):
-        alone = row["counter_servers"]
-        text += (
-            f" ({crossing} only at {_number(row['counter_users_per_server'])} users per server, which alone"
-            f" would mean {alone} {'server' if alone == 1 else 'servers'})"
-        )
-    return text + "."
+        parts += [
+            " (",
+            *crossing,
+            " only at ",
+            _users(row["counter_users_per_server"], f"{at}/counter_users_per_server"),
+            " per server, which alone would mean ",
+            _servers(row["counter_servers"], f"{at}/counter_servers"),
+            ")",
+        ]
+    return [*parts, "."]
 
 
 def bar(scenario: Mapping[str, Any], counter: str, stat: str, threshold: float) -> dict[str, Any]:

@@ -20,16 +20,19 @@ def duration_text(seconds: float | None) -> str:
 def copies_section(campaign: Campaign) -> dict[str, Any]:
     """Rows of the timed copy configurations (mean, fastest, slowest) for the shared report."""
     rows = []
-    for config in copy_comparison(campaign)["configurations"]:
+    for k, config in enumerate(copy_comparison(campaign)["configurations"]):
         if config["mean_s"] is None:
             continue
         rows.append(
             {
+                "at": f"/configurations/{k}",  # where GET .../copies holds it (the figures' data-key)
                 "technique": config["technique"],
                 "dataset": config["dataset"] or "(data set not given)",
                 "options": config["options"],
                 "rounds": config["n"],
                 "mean_s": config["mean_s"],
+                "min_s": config["min_s"],
+                "max_s": config["max_s"],
                 "mean": duration_text(config["mean_s"]),
                 "fastest": duration_text(config["min_s"]),
                 "slowest": duration_text(config["max_s"]),

@@ -24,6 +24,7 @@ from webapp.api.sizing import sizing_body
 from webapp.core.models import DIMENSIONS, Scenario
 from webapp.sharing import answer
 from webapp.sharing.copies import copies_section
+from webapp.sharing.marks import api_address
 from webapp.sharing.models import ShareLink
 from webapp.sharing.studies import p_text, study_tables
 from webapp.sharing.traces import traces_section
@@ -104,10 +105,18 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
     scenarios = [r.as_dict() for r in rows]
     keys = answer.varying([s["dims"] for s in scenarios])
     counter = parse_counter(filters["counter"]).path
-    for s in scenarios:
+    for i, s in enumerate(scenarios):
+        s["at"] = f"/scenarios/{i}"  # where the capacity answer holds it (the figures' data-key)
         s["short"] = answer.short_label(s["dims"], keys)
-        s["headline"] = answer.headline(s, keys, counter, filters["stat"], filters["threshold"])
+        s["headline"] = answer.headline_parts(
+            s, keys, counter, filters["stat"], filters["threshold"], s["at"]
+        )
         s["bar"] = answer.bar(s, counter, filters["stat"], filters["threshold"])
+        s["decided"] = answer.decider_parts(
+            s["binding"],
+            answer.crossing_parts(counter, filters["stat"], filters["threshold"], "/threshold"),
+            s["at"],
+        )
     colour = filters.get("colour", "")
     section: dict[str, Any] = {
         "filters": filters,
@@ -115,6 +124,7 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
         "counter_name": answer.counter_name(counter),
         "threshold_text": answer.threshold_text(counter, filters["threshold"]),
         "method": METHOD.format(trim=filters["trim"], stat=filters["stat"], threshold=filters["threshold"]),
+        "api": api_address("capacity", {k: filters[k] for k in ("counter", "stat", "threshold", "trim")}),
         "scenarios": scenarios,
         "headlines": [s["headline"] for s in scenarios if s["steps"]],
         "chart": {
@@ -151,15 +161,20 @@ def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
             "users": filters["users"],
             "target": filters["target"],
             "redundancy": filters["redundancy"],
+            "api": api_address(
+                "sizing",
+                {k: filters[k] for k in ("users", "target", "redundancy", "counter", "stat", "trim")},
+            ),
             "sentences": [
-                answer.sizing_sentence(
+                answer.sizing_parts(
                     row,
                     keys,
                     filters["users"],
                     filters["redundancy"],
-                    answer.crossing_text(counter, filters["stat"], filters["target"]),
+                    answer.crossing_parts(counter, filters["stat"], filters["target"], "/target"),
+                    f"/scenarios/{i}",
                 )
-                for row in body["scenarios"]
+                for i, row in enumerate(body["scenarios"])
             ],
             "method": body["method"],
         }
@@ -172,6 +187,7 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
         return None
     body = campaign_compare(campaign, baseline, filters["metric"])
     show = filters["show"]
+    at = {id(r): f"/results/{k}" for k, r in enumerate(body["results"])}  # the compare answer's pointers
     picked = [r for r in body["results"] if filters["metric"] or show == "all" or r["group"] == show]
     compared_ids = {r["scenario"] for r in picked if r["matched"]}
     scenarios = list(Scenario.objects.filter(pk__in=compared_ids | {baseline.pk}).order_by("pk"))
@@ -196,6 +212,9 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
                 "metric": name,
                 "scenario": names[r["scenario"]],
                 "mean": value_text(r["mean"], r["unit"]),
+                "at": at[id(r)],
+                "unit": r["unit"],
+                "mean_value": r["mean"],
                 "n": r["n"],
                 "factor": r["factor"],
                 "verdict": verdict,
@@ -206,6 +225,7 @@ def _compare(campaign: Any, filters: dict[str, Any]) -> dict[str, Any] | None:
         "baseline": names.get(baseline.pk, baseline.label),
         "baseline_full": baseline.label,
         "method": body["method"],
+        "api": api_address("compare", {"baseline": baseline.pk, "metric": filters["metric"]}),
         "rows": rows,
         "tested": any(r["tested"] for r in picked),
         "unmatched": sum(1 for r in picked if not r["matched"]),

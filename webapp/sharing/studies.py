@@ -18,12 +18,25 @@ from webapp.analysis.metric_groups import metric_words
 from webapp.analysis.units import value_text
 from webapp.core.models import Campaign, Scenario
 from webapp.sharing.answer import short_label, varying
+from webapp.sharing.marks import Mark, api_address
 
 
 def p_text(p_value: float | None) -> str:
     if p_value is None:
         return "not tested"
     return "< 0.001" if p_value < 0.001 else f"{p_value:.3f}"
+
+
+def _cell(cell: Mapping[str, Any], at: str) -> Mark:
+    """ "85.5 s" and, off the baseline, its factor against it in brackets (cell ``at`` of the compare answer)."""
+    text = value_text(cell["mean"], cell["unit"])
+    if not text:
+        return Mark("", "", "", None)
+    if cell["is_baseline"] or cell["factor"] is None:
+        return Mark(text, f"{at}/mean", cell["unit"], cell["mean"])
+    return Mark(
+        f"{text} ({cell['factor']:.2f}\u00d7)", f"{at}/mean {at}/factor", f"{cell['unit']}|\u00d7", None
+    )
 
 
 def _study_table(rows: Sequence[Mapping[str, Any]], scenarios: Sequence[Scenario]) -> dict[str, Any]:
@@ -40,11 +53,7 @@ def _study_table(rows: Sequence[Mapping[str, Any]], scenarios: Sequence[Scenario
         shown = []
         for pk in order:
             cell = cells.get(pk)
-            if cell is None:
-                shown.append("")
-                continue
-            factor = "" if cell["is_baseline"] or cell["factor"] is None else f" ({cell['factor']:.2f}\u00d7)"
-            shown.append(value_text(cell["mean"], cell["unit"]) + factor)
+            shown.append(Mark("", "", "", None) if cell is None else _cell(cell, cell["at"]))
         body.append({"metric": name, "cells": shown})
     return {"columns": [names[pk] for pk in order], "rows": body}
 
@@ -63,8 +72,8 @@ def study_tables(
         for baseline in members:
             body = campaign_compare(campaign, baseline)
             rows = [
-                r
-                for r in body["results"]
+                {**r, "at": f"/results/{k}"}  # where the compare answer holds it (the cells' data-key)
+                for k, r in enumerate(body["results"])
                 if r["scenario"] in ids and r["headline"] and keep(r) and r["tool"] != "fsct"
             ]
             if any(r["scenario"] == baseline.pk for r in rows):
@@ -75,6 +84,7 @@ def study_tables(
         tables.append(
             {
                 "study": study or "results",
+                "api": api_address("compare", {"baseline": baseline.pk}),
                 "baseline": short_label(baseline.dims, varying([s.dims for s in members])),
                 **table,
             }
