@@ -88,21 +88,25 @@ def test_a_log_from_this_machine_needs_no_flag_and_a_failed_one_is_fixed_by_time
     assert first is not None and first.time.isoformat() == "2026-05-30T06:57:10+00:00"
 
 
+def copies_campaign(live_server: Any, run_agent: AgentRunner) -> list[str]:
+    """A new project's "copies" campaign made by the agent; the flags that upload to it in UTC."""
+    _, token = make_token(make_project())
+    assert create(run_agent, live_server.url, token, "copies").returncode == 0
+    return ["--server", live_server.url, "--token", token, "--campaign", "copies", "--timezone", "UTC"]
+
+
 def test_a_misspelt_dimension_is_refused_with_the_closest_name_and_nothing_is_kept(
     live_server: Any, run_agent: AgentRunner
 ) -> None:
-    project = make_project()
-    _, token = make_token(project)
-    assert create(run_agent, live_server.url, token, "copies").returncode == 0
-    connect = ["--server", live_server.url, "--token", token, "--campaign", "copies"]
+    connect = copies_campaign(live_server, run_agent)
 
-    typo = run_agent("upload", "--scenario", "techniqe=robocopy", str(LOG), *connect, "--timezone", "UTC")
+    typo = run_agent("upload", "--scenario", "techniqe=robocopy", str(LOG), *connect)
 
     assert typo.returncode == 1, typo.output
     assert "'techniqe' is not one of campaign 'copies''s dimensions (technique, dataset)" in typo.stderr
     assert "Did you mean 'technique'?" in typo.stderr
     assert not Upload.objects.filter(campaign__slug="copies").exists()
-    right = run_agent("upload", "--scenario", "technique=robocopy", str(LOG), *connect, "--timezone", "UTC")
+    right = run_agent("upload", "--scenario", "technique=robocopy", str(LOG), *connect)
     assert right.returncode == 0, right.output
     assert Upload.objects.get(campaign__slug="copies").scenario.dims == {"technique": "robocopy"}
 
@@ -110,10 +114,7 @@ def test_a_misspelt_dimension_is_refused_with_the_closest_name_and_nothing_is_ke
 def test_sending_a_stored_file_again_with_another_run_refiles_it(
     live_server: Any, run_agent: AgentRunner
 ) -> None:
-    project = make_project()
-    _, token = make_token(project)
-    assert create(run_agent, live_server.url, token, "copies").returncode == 0
-    connect = ["--server", live_server.url, "--token", token, "--campaign", "copies", "--timezone", "UTC"]
+    connect = copies_campaign(live_server, run_agent)
 
     first = run_agent("upload", str(LOG), *connect, "--run", "wrong-run", "--wait")
     assert first.returncode == 0, first.output
