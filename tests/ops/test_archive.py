@@ -37,6 +37,12 @@ def uploads(campaign: Campaign) -> list[tuple]:
     )
 
 
+def members(archive) -> dict[str, bytes]:
+    """The raw files of an archive, by name."""
+    with tarfile.open(archive) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.name.startswith("raw/")}
+
+
 def steps(campaign: Campaign) -> list[tuple]:
     return list(
         RunStep.objects.filter(run__campaign=campaign)
@@ -78,6 +84,12 @@ def test_a_campaign_survives_export_and_import_into_another_project(demo, tmp_pa
     assert copy.dimensions == demo.dimensions
 
     assert rows(demo) == rows(copy) == (11980, 253 + 3120)  # 3,120: the DiskSpd sweeps
+    # The archive came compressed, so its files are kept compressed; exported again, they are the same.
+    keys = set(Upload.objects.filter(campaign=copy).values_list("storage_key", flat=True))
+    assert len(keys) == 21 and all(key.endswith(".gz") for key in keys)
+    again = tmp_path / "copy.tar.gz"
+    call_command("export_campaign", "demo-copy", str(again), stdout=io.StringIO())
+    assert members(again) == members(archive) and len(members(archive)) == 21
     assert uploads(copy) == uploads(demo)
     assert steps(copy) == steps(demo) and len(steps(copy)) == 50
     assert copy.scenarios.count() == demo.scenarios.count() == 23 + 4

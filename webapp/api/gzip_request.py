@@ -163,6 +163,14 @@ def _discard_partial_uploads(request: HttpRequest) -> None:
             handler.upload_interrupted()
 
 
+SENT_GZIP = "headroom_sent_gzip"
+
+
+def sent_compressed(request: HttpRequest) -> bool:
+    """Whether the body came gzip'd: then the raw store keeps the file compressed too."""
+    return bool(getattr(request, SENT_GZIP, False))
+
+
 class GzipRequestMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -192,6 +200,7 @@ class GzipRequestMiddleware:
                 413, "too_large", f"the upload exceeds the limit of {settings.MAX_UPLOAD_SIZE:,} bytes"
             )
         stream: Any = request._stream
+        setattr(request, SENT_GZIP, encoding == "gzip")
         if encoding == "gzip" and multipart:
             stream = InflatingStream(stream, settings.MAX_DECOMPRESSED_SIZE)
             # The multipart parser needs a length; the real bound is the inflater's limit.

@@ -14,6 +14,7 @@ from ninja.files import UploadedFile
 
 from webapp.api.auth import any_auth, caller
 from webapp.api.errors import ApiError, not_found
+from webapp.api.gzip_request import sent_compressed
 from webapp.api.schemas import ACCEPT_RESPONSES, ErrorOut, Page, UploadOut
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
@@ -140,7 +141,7 @@ def store_and_accept(
 ) -> tuple[Upload, bool]:
     """The raw bytes first, then the upload row (the one path all endpoints share)."""
     try:
-        stored = rawstore.save(source, gzipped=gzipped, inspect=limits)
+        stored = rawstore.save(source, gzipped=gzipped, compress=sent_compressed(request), inspect=limits)
     except rawstore.TooLarge as exc:
         raise ApiError(413, "too_large", str(exc)) from None
     except LimitExceeded as exc:

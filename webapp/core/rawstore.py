@@ -5,12 +5,21 @@ changed, so any upload can be re-parsed after a parser fix. Keys derive from
 the SHA-256 of the content (``raw/ab/abcdef...``), never from a user's file
 name, so identical bytes are stored once. The backend is Django's ``raw``
 storage: a directory by default, S3-compatible storage when configured.
+
+What arrived compressed stays compressed at rest: the bytes of a request sent
+with ``Content-Encoding: gzip`` (every agent sends that way) are kept gzip'd
+under ``<key>.gz`` (level 1: a fast pass, within a few per cent of level 6 on
+result files), so what a caller can make the store keep is about what they
+sent, not what it inflates to. The digest and ``size`` are always the
+inflated content's: identity does not depend on how a file travelled.
+``open_raw`` hands every reader the inflated bytes either way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import gzip
 import hashlib
 import os
 import shutil
@@ -26,6 +35,9 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, storages
 
 CHUNK = 1024 * 1024
+# Raw files kept compressed: the fastest level (see the module's docstring).
+AT_REST_LEVEL = 1
+GZIP_SUFFIX = ".gz"
 # Inflated bytes allowed before the gzip ratio applies (a tiny body is mostly header).
 RATIO_FLOOR = 1024 * 1024
 # A spool file older than this belongs to no live request (gunicorn's timeout is minutes).
@@ -72,8 +84,31 @@ class StoredRaw:
     key: str
 
 
-def storage_key(sha256: str) -> str:
-    return f"raw/{sha256[:2]}/{sha256}"
+def storage_key(sha256: str, *, compressed: bool = False) -> str:
+    return f"raw/{sha256[:2]}/{sha256}{GZIP_SUFFIX if compressed else ''}"
+
+
+def find(sha256: str) -> str | None:
+    """The key these bytes are stored under (compressed or not), or None."""
+    for compressed in (True, False):
+        key = storage_key(sha256, compressed=compressed)
+        if exists(key):
+            return key
+    return None
+
+
+class _Packer:
+    """Writes gzip (one member, no name, no time: the same bytes pack the same) into ``target``."""
+
+    def __init__(self, target: IO[bytes]) -> None:
+        self.target = target
+        self.packer = zlib.compressobj(AT_REST_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+
+    def write(self, data: bytes) -> None:
+        self.target.write(self.packer.compress(data))
+
+    def flush(self) -> None:
+        self.target.write(self.packer.flush())
 
 
 def gunzip_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
@@ -115,9 +150,17 @@ def plain_chunks(source: IO[bytes], limit: int) -> Iterator[bytes]:
 
 
 def save(
-    source: IO[bytes], *, gzipped: bool = False, inspect: Callable[[bytes], None] | None = None
+    source: IO[bytes],
+    *,
+    gzipped: bool = False,
+    compress: bool = False,
+    inspect: Callable[[bytes], None] | None = None,
 ) -> StoredRaw:
     """Stream ``source`` into the raw store, hashing as it goes; never whole in memory.
+
+    ``gzipped``: ``source`` is gzip data (inflated to hash and inspect).
+    ``compress``: keep the bytes gzip'd at rest (the caller sent them compressed);
+    a gzip ``source`` is always kept compressed.
 
     When this returns the bytes are durable: on the filesystem the spool file
     is fsynced, linked under its key and the directory fsynced (a power cut
@@ -129,6 +172,7 @@ def save(
         chunks = gunzip_chunks(source, settings.MAX_DECOMPRESSED_SIZE)
     else:
         chunks = plain_chunks(source, settings.MAX_UPLOAD_SIZE)
+    compressed = compress or gzipped
     digest = hashlib.sha256()
     size = 0
     storage = storages["raw"]
@@ -136,21 +180,23 @@ def save(
     with tempfile.NamedTemporaryFile(
         dir=_spool_dir(local) if local else settings.FILE_UPLOAD_TEMP_DIR, prefix="raw-"
     ) as spool:
+        writer: _Packer | IO[bytes] = _Packer(spool) if compressed else spool
         for chunk in chunks:
             if inspect is not None and chunk:
                 inspect(chunk)
             digest.update(chunk)
-            spool.write(chunk)
+            writer.write(chunk)
             size += len(chunk)
         if inspect is not None:
             inspect(b"")
+        writer.flush()
         spool.flush()
         sha256 = digest.hexdigest()
-        key = storage_key(sha256)
+        key = storage_key(sha256, compressed=compressed)
         if local:
             os.chmod(spool.fileno(), local.file_permissions_mode or 0o640)
             os.fsync(spool.fileno())
-            _link_durably(spool.name, local.path(key), size)
+            _link_durably(spool.name, local.path(key), spool.tell())
         elif not storage.exists(key):
             spool.seek(0)
             saved = storage.save(key, File(spool))
@@ -236,8 +282,29 @@ def save_bytes(data: bytes) -> StoredRaw:
     return save(io.BytesIO(data))
 
 
+class _Inflated(gzip.GzipFile):
+    """A stored ``.gz`` file read as its content; not seekable (seeking would re-inflate)."""
+
+    def __init__(self, stored: IO[bytes]) -> None:
+        super().__init__(fileobj=stored, mode="rb")
+        self.stored = stored  # GzipFile leaves a file object it was given open
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self.stored.close()
+
+
 def open_raw(key: str) -> BinaryIO:
-    return cast(BinaryIO, storages["raw"].open(key, "rb"))
+    """The stored content, inflated when it is kept compressed."""
+    stored = storages["raw"].open(key, "rb")
+    if not key.endswith(GZIP_SUFFIX):
+        return cast(BinaryIO, stored)
+    return cast(BinaryIO, _Inflated(stored))
 
 
 def exists(key: str) -> bool:

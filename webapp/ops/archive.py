@@ -207,7 +207,8 @@ class ExportSummary:
 def export_campaign(campaign: Campaign, path: Path) -> ExportSummary:
     """Write ``campaign`` to ``path``; the file appears only once it is complete."""
     manifest = build_manifest(campaign)
-    missing = [u.sha256 for u in manifest.uploads if not rawstore.exists(rawstore.storage_key(u.sha256))]
+    keys = {u.sha256: rawstore.find(u.sha256) for u in manifest.uploads}
+    missing = [sha256 for sha256, key in keys.items() if key is None]
     if missing:
         raise ArchiveError(
             f"{len(missing)} upload(s) have no raw bytes in the raw store (first: {missing[0]}); "
@@ -221,7 +222,7 @@ def export_campaign(campaign: Campaign, path: Path) -> ExportSummary:
             body = manifest.model_dump_json(indent=1).encode()
             _add(tar, MANIFEST, io.BytesIO(body), len(body))
             for entry in manifest.uploads:
-                with rawstore.open_raw(rawstore.storage_key(entry.sha256)) as raw:
+                with rawstore.open_raw(str(keys[entry.sha256])) as raw:
                     _add(tar, f"raw/{entry.sha256}", raw, entry.size)
         os.replace(partial, path)
     except BaseException:
@@ -275,7 +276,7 @@ def read_archive(path: Path) -> tuple[Manifest, dict[str, StoredRaw]]:
                     raise ArchiveError(f"unexpected member {member.name!r} in {path}")
                 sha256 = match.group(1)
                 try:
-                    raw = rawstore.save(_read_member(tar, member))
+                    raw = rawstore.save(_read_member(tar, member), compress=True)
                 except rawstore.TooLarge as exc:
                     raise ArchiveError(
                         f"{member.name}: {exc}; raise HEADROOM_MAX_UPLOAD_SIZE to restore it"

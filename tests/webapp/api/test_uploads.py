@@ -12,6 +12,7 @@ from django.core.files.storage import storages
 from django.db import connection
 from django.test.client import encode_multipart
 
+from tests.factories import make_campaign, make_token
 from tests.paths import FIXTURES
 from webapp.core.models import Run, Upload
 from webapp.core.runs import is_default_run
@@ -86,6 +87,42 @@ def test_it_accepts_a_gzip_encoded_multipart_body(client, agent):
     )
     assert response.status_code == 202, response.content
     assert Upload.objects.get(pk=response.json()["id"]).sha256 == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "path", [PERFMON, FIXTURES / "eventlog_logon" / "aaronthopliss_GroupPolicy_Operational_small.evtx"]
+)
+def test_a_file_sent_gzipped_is_kept_compressed_and_parses_as_sent_plain(client, agent, path):
+    """Issue 26 item 7: raw bytes kept as compressed as they came (the event log is read by seeking).
+
+    The two copies go to two projects: a log that names its machine is one host's series per project.
+    """
+    token, campaign = agent
+    other = make_campaign()
+    _, other_token = make_token(other.project)
+    data = path.read_bytes()
+    plain = post_file(client, token, campaign, data, name=path.name).json()["id"]
+    content = encode_multipart("BoUnDaRy", {"file": io.BytesIO(data), "campaign": other.slug})
+    response = client.post(
+        "/api/v1/uploads",
+        gzip.compress(content, compresslevel=6),
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+        HTTP_CONTENT_ENCODING="gzip",
+        HTTP_AUTHORIZATION=f"Bearer {other_token}",
+    )
+    assert response.status_code == 202, response.content
+    zipped = response.json()["id"]
+    for upload_id in (plain, zipped):
+        ingest_upload.apply(args=(upload_id,))
+    plain_upload, zipped_upload = Upload.objects.get(pk=plain), Upload.objects.get(pk=zipped)
+    sha = hashlib.sha256(data).hexdigest()
+    assert plain_upload.storage_key == f"raw/{sha[:2]}/{sha}"
+    assert zipped_upload.storage_key == f"raw/{sha[:2]}/{sha}.gz"
+    assert zipped_upload.sha256 == sha and zipped_upload.size == len(data)
+    raw = storages["raw"]
+    assert raw.size(zipped_upload.storage_key) < len(data) / 2 <= raw.size(plain_upload.storage_key) / 2
+    assert (plain_upload.status, zipped_upload.status) == ("stored", "stored"), zipped_upload.error
+    assert zipped_upload.rows == plain_upload.rows > 0
 
 
 def test_it_refuses_an_upload_over_the_size_limit_with_413(client, agent, settings):

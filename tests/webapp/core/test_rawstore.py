@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import FIXTURES
 from webapp.core import rawstore
+
+PERFMON = "perfmon_csv/rajitharul_perfmon_SriLanka_1.2MB.csv"
 
 
 @pytest.fixture
@@ -45,13 +48,43 @@ def test_the_bytes_land_under_their_hash_readable_by_the_worker_and_nothing_else
         assert raw.read() == data
 
 
-def test_the_same_bytes_twice_are_one_file_and_gzip_is_stored_inflated(raw_dir):
+def test_the_same_bytes_twice_are_one_file(raw_dir):
     data = b"x" * 300_000
     first = rawstore.save(io.BytesIO(data))
-    second = rawstore.save(io.BytesIO(gzip.compress(data)), gzipped=True)
+    second = rawstore.save(io.BytesIO(data))
     assert first == second
     assert files_under(raw_dir) == [first.key]
     assert (raw_dir / first.key).read_bytes() == data
+
+
+def test_gzip_sent_is_kept_compressed_under_the_inflated_contents_digest(raw_dir):
+    """Issue 26 item 7: what a caller makes the store keep is about what they sent."""
+    data = (FIXTURES / PERFMON).read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    sent = gzip.compress(data, compresslevel=6)
+    stored = rawstore.save(io.BytesIO(sent), gzipped=True)
+    assert (stored.sha256, stored.size, stored.key) == (sha, len(data), f"raw/{sha[:2]}/{sha}.gz")
+    assert files_under(raw_dir) == [stored.key]
+    kept = (raw_dir / stored.key).stat().st_size
+    # Level 1 at rest: within 15 % of the level-6 body that was sent, and a fraction of the content.
+    assert kept < len(sent) * 1.15 and kept < len(data) / 2, (kept, len(sent), len(data))
+    with rawstore.open_raw(stored.key) as raw:
+        assert not raw.seekable()
+        assert raw.read() == data
+    assert rawstore.find(sha) == stored.key
+    # The same content sent plain is a file of its own (kept as sent), found second.
+    plain = rawstore.save(io.BytesIO(data))
+    assert plain.key == f"raw/{sha[:2]}/{sha}" and rawstore.find(sha) == stored.key
+    assert rawstore.find("0" * 64) is None
+
+
+def test_a_body_that_came_compressed_is_compressed_at_rest(raw_dir):
+    newlines = b"\n" * (8 * 1024 * 1024)
+    stored = rawstore.save(io.BytesIO(newlines), compress=True)
+    assert stored.size == len(newlines) and stored.key.endswith(".gz")
+    assert (raw_dir / stored.key).stat().st_size < 64 * 1024  # 8 MiB of newlines keep under 64 KiB
+    with rawstore.open_raw(stored.key) as raw:
+        assert hashlib.sha256(raw.read()).hexdigest() == stored.sha256
 
 
 def test_a_refused_upload_leaves_no_file(raw_dir, settings):
