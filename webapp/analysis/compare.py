@@ -32,8 +32,9 @@ ALPHA = 0.05
 # A rate (IO/s, MB/s) from several hosts at one moment of a run is one result of a
 # fleet that ran together: summed. Any other figure (a logon, a launch, a latency)
 # is each host's own value, pooled with the rest.
+RATE_UNITS = ("IO/s", "IOPS", "iops", "MB/s", "MiB/s", "B/s")
 RATE_SQL = (
-    "(m.unit IN ('IO/s', 'IOPS', 'iops', 'MB/s', 'MiB/s', 'B/s')"
+    "(m.unit IN (" + ", ".join(f"'{unit}'" for unit in RATE_UNITS) + ")"
     " OR m.metric LIKE '%%.iops' OR m.metric LIKE '%%.mbps')"
 )
 _VALUES_SQL = f"""
@@ -71,13 +72,21 @@ def _verdict(is_baseline: bool, matched: bool, significant: bool | None) -> str:
     return verdict(significant) if matched else "not compared"
 
 
-def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -> dict[str, Any]:
+MetricRow = tuple[int, str, str, dict[str, str], str, str, list[float]]
+
+
+def metric_values(campaign: Campaign, metric: str = "") -> list[MetricRow]:
+    """(scenario id, metric, subject, params, tool, unit, values) of every result, pooled as the module says."""
     with connection.cursor() as cursor:
         cursor.execute(_VALUES_SQL, [list(PARAMS), campaign.pk, metric, metric, metric, metric])
-        rows = [
+        return [
             (sid, name, subject, _params(params), tool or "", unit, list(values))
             for sid, name, subject, params, tool, unit, values in cursor.fetchall()
         ]
+
+
+def campaign_compare(campaign: Campaign, baseline: Scenario, metric: str = "") -> dict[str, Any]:
+    rows = metric_values(campaign, metric)
     scenarios = {s.pk: s for s in Scenario.objects.filter(campaign=campaign)}
 
     def key(name: str, subject: str, params: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:

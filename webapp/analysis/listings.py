@@ -32,7 +32,7 @@ def campaign_list(projects: QuerySet[Project] | Iterable[int]) -> QuerySet[Campa
     """The campaigns of ``projects`` (a queryset or ids), newest first, with scenario and upload counts."""
     return (
         Campaign.objects.filter(project__in=projects)
-        .select_related("project")
+        .select_related("project", "series")
         .annotate(n_scenarios=Count("scenarios", distinct=True), n_uploads=Count("uploads", distinct=True))
         .order_by("-created_at", "pk")
     )

@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Router
 
-from webapp.analysis.capacity import campaign_capacity, parse_counter
+from webapp.analysis.capacity import CounterRef, campaign_capacity, parse_counter
 from webapp.analysis.compare import campaign_compare
 from webapp.analysis.differences import scenario_differences
 from webapp.analysis.expiry import RESULTS, data_note
@@ -56,6 +56,22 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def capacity_query(counter: str, stat: str, threshold: float, trim: float) -> CounterRef:
+    """The capacity method's query parameters checked (400 naming the bad one); the counter parsed."""
+    if stat not in ("avg", "max", "p95"):
+        raise ApiError(400, "invalid_stat", f"stat must be avg, max or p95, not {stat!r}")
+    if not 0 <= trim < 50:
+        raise ApiError(400, "invalid_trim", "trim is a percentage of each step, from 0 to below 50")
+    if not math.isfinite(threshold):
+        raise ApiError(400, "invalid_threshold", "threshold must be a number")
+    if "\x00" in counter or len(counter) > 1000:
+        raise ApiError(400, "invalid_counter", "counter is a path like \\Processor(_Total)\\% Processor Time")
+    try:
+        return parse_counter(counter)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_counter", str(exc)) from None
+
+
 @router.get(
     "/campaigns/{slug}/capacity", auth=any_auth, response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut}
 )
@@ -69,18 +85,7 @@ def capacity(
 ) -> dict[str, Any]:
     """Per scenario: dims, ``saturation_users``, ``bound`` and the per-step table ``{users, avg, max, p95, samples}``."""
     campaign = campaign_for(request, slug)
-    if stat not in ("avg", "max", "p95"):
-        raise ApiError(400, "invalid_stat", f"stat must be avg, max or p95, not {stat!r}")
-    if not 0 <= trim < 50:
-        raise ApiError(400, "invalid_trim", "trim is a percentage of each step, from 0 to below 50")
-    if not math.isfinite(threshold):
-        raise ApiError(400, "invalid_threshold", "threshold must be a number")
-    if "\x00" in counter or len(counter) > 1000:
-        raise ApiError(400, "invalid_counter", "counter is a path like \\Processor(_Total)\\% Processor Time")
-    try:
-        ref = parse_counter(counter)
-    except ValueError as exc:
-        raise ApiError(400, "invalid_counter", str(exc)) from None
+    ref = capacity_query(counter, stat, threshold, trim)
     scenarios = campaign_capacity(campaign, ref, stat, threshold, trim)  # type: ignore[arg-type]
     comparisons = scenario_differences(scenarios)
     trace_url = reverse("dashboard:traces", args=[campaign.slug])

@@ -37,6 +37,9 @@ class CampaignIn(Schema):
     dimensions: list[str] = []
     # Project slug; needed only when the caller may write to several projects.
     project: str = ""
+    # The series this campaign repeats (a slug; made when new) and its place in it ("2026-11").
+    series: str = ""
+    series_key: str = ""
 
 
 class CampaignOut(Schema):
@@ -47,6 +50,8 @@ class CampaignOut(Schema):
     project: str
     created_at: datetime
     url: str
+    series: str | None
+    series_key: str
 
 
 def campaign_out(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
@@ -58,6 +63,8 @@ def campaign_out(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
         "project": campaign.project.slug,
         "created_at": campaign.created_at,
         "url": request.build_absolute_uri(f"/campaigns/{campaign.slug}/"),
+        "series": campaign.series.slug if campaign.series_id else None,  # type: ignore[union-attr]
+        "series_key": campaign.series_key,
     }
 
 
@@ -109,6 +116,8 @@ def create_campaign(request: HttpRequest, payload: CampaignIn) -> Status[dict[st
             name=payload.name,
             description=payload.description,
             dimensions=payload.dimensions,
+            series=payload.series,
+            series_key=payload.series_key,
         )
     except creation.Refused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from webapp.core.models import Campaign, Membership, Project
+from webapp.core.models import Campaign, Membership, Project, Series
 
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 # Dimension keys are the scenario's keys (``smb_dialect``, ``technique``): short identifiers.
@@ -23,6 +23,7 @@ DIMENSION = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 MAX_DIMENSIONS = 32
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
+MAX_SERIES_KEY = 100
 # Shown on pages (public share pages too) but not C0/C1 controls (category Cc): line and paragraph
 # separators, and the bidi embeddings, overrides and isolates that can make "report-final"
 # display as something else.
@@ -120,25 +121,55 @@ def check_dimensions(values: Iterable[Any]) -> list[str]:
 
 
 def create_campaign(
-    project: Project, *, slug: str, name: str, description: str = "", dimensions: Iterable[Any] = ()
+    project: Project,
+    *,
+    slug: str,
+    name: str,
+    description: str = "",
+    dimensions: Iterable[Any] = (),
+    series: str = "",
+    series_key: str = "",
 ) -> Campaign:
     """A new campaign in ``project``; ``Refused`` (409) when the slug is taken (slugs are global).
 
     The answer is the same whether the slug is taken in this project or in
     another tenant's, and names no campaign: slugs are global because every
     URL is ``/campaigns/{slug}``, so "not available" is all a caller may learn.
+    ``series`` (a slug) joins the campaign to the project's series of that
+    name, made when new, at ``series_key``.
     """
     clean_slug = check_slug(slug)
     values = {
         "name": check_name(name),
         "description": check_description(description),
         "dimensions": check_dimensions(dimensions),
+        "series_key": check_series_key(series_key),
     }
+    series_slug = check_slug(series, "series") if series.strip() else ""
     try:
         with transaction.atomic():
-            return Campaign.objects.create(project=project, slug=clean_slug, **values)
+            joined = series_for(project, series_slug) if series_slug else None
+            return Campaign.objects.create(project=project, slug=clean_slug, series=joined, **values)
     except IntegrityError:
         raise Refused(409, "slug_taken", _unavailable(clean_slug)) from None
+
+
+def check_series_key(text: str) -> str:
+    key = text.strip()
+    problem = unsafe_character(key, "series_key")
+    if len(key) > MAX_SERIES_KEY or problem:
+        raise Refused(
+            400, "invalid_series_key", problem or f"series_key must be at most {MAX_SERIES_KEY} characters"
+        )
+    return key
+
+
+def series_for(project: Project, slug: str) -> Series:
+    """The project's series ``slug``, made when new; ``Refused`` (409) when another project holds the slug."""
+    found, _ = Series.objects.get_or_create(slug=slug, defaults={"project": project, "name": slug})
+    if found.project_id != project.pk:
+        raise Refused(409, "series_taken", f"series slug {slug!r} is not available; choose another slug")
+    return found
 
 
 def update_campaign(campaign: Campaign, *, name: str, description: str, dimensions: Iterable[Any]) -> None:

@@ -4,6 +4,7 @@ from webapp.core.models.campaigns import DIMENSIONS, Campaign, Scenario
 from webapp.core.models.hosts import Host, Run, RunStep
 from webapp.core.models.limits import DEFAULT_LIMITS, ResourceLimit
 from webapp.core.models.ops import WorkerHeartbeat
+from webapp.core.models.series import Series
 from webapp.core.models.tenancy import Membership, Project
 from webapp.core.models.tokens import AgentToken
 from webapp.core.models.uploads import Upload
@@ -20,6 +21,7 @@ __all__ = [
     "Run",
     "RunStep",
     "Scenario",
+    "Series",
     "Upload",
     "WorkerHeartbeat",
 ]

@@ -46,6 +46,11 @@ class Campaign(models.Model):
     # The dimension keys this study varies, in the order the views group by.
     dimensions = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The series this campaign repeats, and where it stands in it ("2026-11", "build 4711").
+    series = models.ForeignKey(
+        "core.Series", null=True, blank=True, on_delete=models.SET_NULL, related_name="campaigns"
+    )
+    series_key = models.CharField(max_length=100, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
