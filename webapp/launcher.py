@@ -16,7 +16,7 @@ loads the demo campaign and prints the URL and a login; Ctrl-C or SIGTERM
 stops all. It writes the environment it made to ``var/run.env``, which
 ``manage.py`` reads for variables that are not set, so
 ``python manage.py <command>`` works beside it.
-``python -m webapp.launcher test [pytest args]`` runs ruff, mypy and pytest;
+``python -m webapp.launcher test [pytest args]`` runs ruff, mypy, lint-imports and pytest;
 ``python -m webapp.launcher bench SCRIPT [args]`` runs a benchmark.
 """
 
@@ -413,10 +413,11 @@ def test(args: list[str]) -> int:
         [PY, "-m", "ruff", "check", "."],
         [PY, "-m", "ruff", "format", "--check", "."],
         [PY, "-m", "mypy", "."],
+        [str(Path(PY).with_name("lint-imports"))],  # the import contracts in pyproject.toml
         [PY, "-m", "pytest", *args],
     ]
     for step in steps:
-        print("$", " ".join(step[1:]), flush=True)
+        print("$", " ".join(step[1:] if step[0] == PY else [Path(step[0]).name, *step[1:]]), flush=True)
         code = subprocess.run(step, env=env, cwd=ROOT).returncode
         if code != 0:
             return code

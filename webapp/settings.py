@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "webapp.api",
     "webapp.dashboard",
     "webapp.sharing",
+    "webapp.ops",
     "ninja",  # its static files: /api/v1/docs serves Swagger UI from here, not a CDN
     "axes",  # sign-in lockouts (webapp/accounts)
 ]

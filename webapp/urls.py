@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from webapp.api.router import api
-from webapp.core.health import healthz
+from webapp.ops.health import healthz
 from webapp.ops.views import metrics
 
 # JSON for API paths that no route matches or that fail outside the API's own views.

@@ -20,7 +20,8 @@ from tests.conftest import wait_for
 from tests.factories import make_campaign
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 
 pytestmark = [pytest.mark.integration]
 

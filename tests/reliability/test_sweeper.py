@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from webapp.core import rawstore
 from webapp.core.models import Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 from workers.tasks import sweep_uploads
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from webapp.demo.generate import DemoUpload, demo_campaign
+from webapp.demo.files import DemoUpload
+from webapp.demo.generate import demo_campaign
 from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser
 from workers.pipeline.parsers.perfmon_csv import PerfmonCsvParser

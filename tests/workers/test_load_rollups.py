@@ -9,7 +9,8 @@ import pytest
 from tests.paths import FIXTURES
 from webapp.core import rawstore
 from webapp.core.models import Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 from webapp.timeseries.models import RollupDirty
 from workers.ingest import run_pipeline
 

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from webapp.analysis.counters import CounterRef
 from webapp.analysis.extrapolate import Extrapolation, extrapolate
 from webapp.analysis.limits import (
     COMPANIONS,
@@ -47,19 +48,6 @@ from webapp.core.models import Campaign, Host, Run, RunStep
 from webapp.timeseries.models import CounterSeries
 
 Stat = Literal["avg", "max", "p95"]
-DEFAULT_COUNTER = "\\Processor(_Total)\\% Processor Time"
-
-
-@dataclass(frozen=True)
-class CounterRef:
-    object: str
-    instance: str
-    counter: str
-
-    @property
-    def path(self) -> str:
-        instance = f"({self.instance})" if self.instance else ""
-        return f"\\{self.object}{instance}\\{self.counter}"
 
 
 @dataclass
@@ -131,20 +119,6 @@ class ScenarioCapacity:
     def binding(self) -> dict[str, Any]:
         """The lowest of the chosen counter's point and every limit reached (``limits.binding``)."""
         return binding(self.limits, self.saturation, self.counter, self.interval)
-
-
-def parse_counter(text: str | None) -> CounterRef:
-    """``\\Object(Instance)\\Counter`` (host optional) -> a reference; the default is total CPU."""
-    from workers.pipeline.parsers.perfmon_csv import split_counter_path
-
-    raw = (text or DEFAULT_COUNTER).strip()
-    if not raw.startswith("\\"):
-        raw = "\\" + raw
-    found = split_counter_path(raw)
-    if found is None:
-        raise ValueError(f"counter {text!r} is not a path like \\Processor(_Total)\\% Processor Time")
-    _, obj, instance, counter = found
-    return CounterRef(obj, instance, counter)
 
 
 def _window(step: RunStep, trim: float) -> tuple[datetime, datetime] | None:

@@ -29,8 +29,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.analysis.capacity import CounterRef, ScenarioCapacity, Stat, campaign_capacity
+from webapp.analysis.capacity import ScenarioCapacity, Stat, campaign_capacity
 from webapp.analysis.compare import ALPHA, RATE_UNITS, metric_values
+from webapp.analysis.counters import CounterRef
 from webapp.analysis.metric_groups import execution_label, metric_group, metric_label
 from webapp.analysis.stats import judged, mean, verdict, welch_p_value
 from webapp.analysis.uncertainty import difference

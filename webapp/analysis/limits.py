@@ -30,6 +30,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from webapp.analysis.counters import parse_counter
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
 from webapp.analysis.uncertainty import step_bounds
 from webapp.core.models import DEFAULT_LIMITS, Campaign, Host, ResourceLimit, Run
@@ -60,8 +61,6 @@ class Limit:
 
 
 def _limit(row: Mapping[str, Any]) -> Limit:
-    from webapp.analysis.capacity import parse_counter
-
     if not row.get("counter"):
         return Limit(row["resource"], "", "", "", True, 0.0, None)
     ref = parse_counter(str(row["counter"]))

@@ -9,8 +9,9 @@ from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Router
 
-from webapp.analysis.capacity import CounterRef, campaign_capacity, parse_counter
+from webapp.analysis.capacity import campaign_capacity
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.counters import CounterRef, parse_counter
 from webapp.analysis.differences import scenario_differences
 from webapp.analysis.expiry import RESULTS, data_note
 from webapp.analysis.remarks import scenario_remarks

@@ -34,7 +34,7 @@ from webapp.api.schemas import ACCEPT_RESPONSES
 from webapp.api.uploads import body_campaign, check_timezone, store_and_accept, upload_out
 from webapp.core import rawstore
 from webapp.core.models import Host
-from webapp.core.uploads import UploadMeta, check_declared
+from webapp.core.upload_meta import UploadMeta, check_declared
 
 router = Router(tags=["batches"])
 

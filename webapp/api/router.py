@@ -12,7 +12,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from webapp.api import analysis, batches, campaigns, runs, series, traces, uploads, views_json
 from webapp.api.errors import ApiError, error_response, handle_api_error
-from webapp.core.uploads import InvalidMeta
+from webapp.core.upload_meta import InvalidMeta
 
 log = logging.getLogger(__name__)
 

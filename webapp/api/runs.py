@@ -14,7 +14,7 @@ from webapp.api.schemas import ErrorOut
 from webapp.api.uploads import campaign_for
 from webapp.core.models import Run, Scenario
 from webapp.core.runs import RunConflict, apply_steps, named_run
-from webapp.core.uploads import MAX_USERS, check_declared, check_scenario, check_text
+from webapp.core.upload_meta import MAX_USERS, check_declared, check_scenario, check_text
 
 router = Router(tags=["runs"])
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webapp.analysis.capacity import CounterRef, campaign_capacity, parse_counter
+from webapp.analysis.capacity import campaign_capacity
+from webapp.analysis.counters import CounterRef, parse_counter
 from webapp.analysis.expiry import data_note
 from webapp.analysis.sizing import size
 from webapp.api.errors import ApiError

@@ -20,7 +20,8 @@ from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Upload
 from webapp.core.runs import RunConflict, runs_with_results_of
 from webapp.core.text_limits import LimitExceeded, TextLimits
-from webapp.core.uploads import MAX_USERS, UploadMeta, accept, check_declared
+from webapp.core.upload_meta import MAX_USERS, UploadMeta, check_declared
+from webapp.core.uploads import accept
 from workers.pipeline.registry import all_parsers
 
 router = Router(tags=["uploads"])

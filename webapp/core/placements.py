@@ -25,7 +25,7 @@ from webapp.core.models import Campaign, Host, Scenario
 from webapp.core.runs import default_run, named_run
 
 if TYPE_CHECKING:
-    from webapp.core.uploads import UploadMeta
+    from webapp.core.upload_meta import UploadMeta
 
 # Enough for every (scenario, run, host) a busy deployment's agents use at once.
 MAX_REMEMBERED = 4096

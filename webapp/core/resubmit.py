@@ -26,7 +26,7 @@ from webapp.core import placements
 from webapp.core.models import Campaign, Upload
 
 if TYPE_CHECKING:
-    from webapp.core.uploads import UploadMeta
+    from webapp.core.upload_meta import UploadMeta
 
 
 SETTLED = (Upload.Status.FAILED, Upload.Status.STORED)

@@ -40,7 +40,8 @@ from webapp.core import rawstore
 from webapp.core.models import Campaign, Host, Project, Run, Scenario, Upload
 from webapp.core.rawstore import StoredRaw
 from webapp.core.runs import apply_steps, named_run
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 
 FORMAT: Final = "headroom-campaign"
 VERSION: Final = 1

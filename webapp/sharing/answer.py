@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from webapp.analysis.capacity import DEFAULT_COUNTER
+from webapp.analysis.counters import DEFAULT_COUNTER
 from webapp.analysis.limits import limit_text
 from webapp.sharing.marks import Mark, Part, limit_parts, plain
 

@@ -14,8 +14,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from webapp.analysis.capacity import campaign_capacity, parse_counter
+from webapp.analysis.capacity import campaign_capacity
 from webapp.analysis.compare import campaign_compare
+from webapp.analysis.counters import parse_counter
 from webapp.analysis.metric_groups import GROUPS, metric_words
 from webapp.analysis.units import value_text
 from webapp.api.analysis import METHOD

@@ -20,21 +20,20 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from itertools import compress, islice, repeat
+from itertools import compress, repeat
 from typing import cast
 
 import psycopg
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from webapp.core.models import Host, Run, RunStep, Upload
+from webapp.core.models import Host, Run, Upload
 from webapp.core.runs import drop_unused, runs_with_results_of
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
-from workers.pipeline.own_runs import leave_default_run
-from workers.pipeline.placement import RunPlacer, widen_run
+from workers.pipeline.placement import RunPlacer, settle_runs
 from workers.pipeline.recorded_hosts import recorded_hosts
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
@@ -43,8 +42,6 @@ COPY_MEASUREMENTS = (
     "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
 )
 FLUSH_BYTES = 1 << 20
-# Measurements placed and copied at a time: a timings file of millions of rows is never held.
-BATCH_ROWS = 10_000
 
 # COPY's binary format: a signature, flags and header-extension length (both
 # 0), then per row a field count and each field as (byte length, value), and
@@ -230,21 +227,15 @@ def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result
 
 
 def copy_measurements(upload: Upload, stream: Iterable[Measurement], result: LoadResult) -> None:
-    """COPY the measurements ``stream`` yields, ``BATCH_ROWS`` at a time.
+    """COPY the measurements ``stream`` yields, a placed batch at a time (``RunPlacer.batches``).
 
-    A timings file may hold millions of rows: each batch is placed in its runs
-    (``RunPlacer``, which caches what it resolved) and copied before the next is
-    pulled, all inside the caller's transaction, so memory stays at one batch and
-    a bad row half-way still leaves nothing behind.
+    A timings file may hold millions of rows: each batch is copied before the
+    next is pulled, all inside the caller's transaction, so memory stays at one
+    batch and a bad row half-way still leaves nothing behind.
     """
     placer = RunPlacer(upload)
-    waiting: list[Measurement] = []
-    items = iter(stream)
-    while batch := list(islice(items, BATCH_ROWS)):
-        ready = [item for item in batch if not placer.waits(item)]
-        waiting += [item for item in batch if placer.waits(item)]
-        _copy_batch(upload, ready, placer.place(ready), result)
-    _copy_batch(upload, waiting, placer.place(waiting), result)
+    for items, placed in placer.batches(stream):
+        _copy_batch(upload, items, placed, result)
     placer.finish()
 
 
@@ -270,20 +261,6 @@ def _copy_batch(
     result.last = last if result.last is None else max(result.last, last)
 
 
-def _apply_steps(upload: Upload, parsed: Parsed, result: LoadResult) -> None:
-    run = upload.run
-    if run is None:
-        return
-    for step in parsed.steps:
-        RunStep.objects.update_or_create(
-            run=run, users=step.users, started_at=step.started_at, defaults={"ended_at": step.ended_at}
-        )
-    if upload.step_users is not None and result.first and result.last and result.last > result.first:
-        RunStep.objects.update_or_create(
-            run=run, users=upload.step_users, started_at=result.first, defaults={"ended_at": result.last}
-        )
-
-
 def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
     """Replace this upload's rows with ``parsed``, atomically; mark it stored."""
     result = LoadResult()
@@ -298,13 +275,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                 machines = list({host.pk: host for host in hosts}.values())
                 copy_counters(upload, hosts, parsed.counters, result)
             copy_measurements(upload, parsed.measurements, result)
-            _apply_steps(upload, parsed, result)
-            if upload.run is not None:
-                widen_run(upload.run, result.first, result.last, parsed)
-                upload.run.hosts.add(*machines)
-            for run_id in result.runs - ({upload.run.pk} if upload.run else set()):
-                widen_run(Run.objects.get(pk=run_id), None, None, parsed)
-            leave_default_run(upload, parsed, result.runs)
+            settle_runs(upload, parsed, result.first, result.last, result.runs, machines)
             drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved
             dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]
             if parsed.counters is not None and dirty:

@@ -1,7 +1,7 @@
 """The runs a benchmark file's results live in when it was sent without a run name.
 
 Such a file is placed in its scenario's default run when it arrives (``placements``),
-but each execution in it gets a run of its own (``workers.pipeline.load``); these
+but each execution in it gets a run of its own (``workers.pipeline.placement``); these
 helpers keep the default run from being left behind empty, and find the file's runs
 again when it is parsed a second time.
 """
@@ -30,7 +30,7 @@ def leave_default_run(upload: Upload, parsed: Parsed, runs: set[int]) -> None:
 
     A benchmark file sent without a run name is placed in its scenario's default run
     when it arrives, but its figures land in a run of its own per execution
-    (``workers.pipeline.load``). The upload then points at that run (at none when it holds
+    (``workers.pipeline.placement``). The upload then points at that run (at none when it holds
     several executions; parsed again it finds them by name) and the default run goes
     when nothing else holds it, so no run without tool, times or steps is left behind.
     The upload's host is the host of its runs.

@@ -1,21 +1,31 @@
-"""Which run and host each measurement belongs to, decided a batch at a time.
+"""Placement stage: which run and host each result belongs to, and what the upload's runs become.
+
+Between parse and load: the loader (``load``) only writes rows; every decision
+about runs is here -- the run and host of each measurement (``RunPlacer``), an
+execution's own run (``execution_run``), and once the rows are in, the upload's
+load steps, its runs' spans, tool and hosts, and a benchmark file leaving the
+scenario's default run (``settle_runs``).
 
 Loading streams measurements (a timings file may hold millions), so runs are
-resolved as figures arrive and what was resolved is cached by small keys --
-a scenario and parameter set, a host name, a (run, host) link, a run's span --
-never per row.
+resolved as figures arrive, ``BATCH_ROWS`` at a time, and what was resolved is
+cached by small keys -- a scenario and parameter set, a host name, a (run, host)
+link, a run's span -- never per row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
+from itertools import islice
 
-from webapp.core.models import Host, Run, Scenario, Upload
+from webapp.core.models import Host, Run, RunStep, Scenario, Upload
 from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
 from workers.pipeline.errors import ParseError
-from workers.pipeline.own_runs import scenario_run
+from workers.pipeline.own_runs import leave_default_run, scenario_run
 from workers.pipeline.records import Measurement, Parsed
+
+# Measurements placed and copied at a time: a timings file of millions of rows is never held.
+BATCH_ROWS = 10_000
 
 
 def execution_run(base: Run, params: Mapping[str, str], upload: Upload | None = None) -> Run:
@@ -112,6 +122,22 @@ class RunPlacer:
         """Whether ``item``'s run depends on every parameter set of the file."""
         return self.named and item.params is not None
 
+    def batches(
+        self, stream: Iterable[Measurement]
+    ) -> Iterator[tuple[list[Measurement], list[tuple[Run, int]]]]:
+        """``stream`` placed ``BATCH_ROWS`` at a time: each batch's figures with their (run, host id).
+
+        A batch is placed when the loader asks for it, after the previous one was
+        copied; the figures that ``wait`` come last, together.
+        """
+        waiting: list[Measurement] = []
+        items = iter(stream)
+        while batch := list(islice(items, BATCH_ROWS)):
+            ready = [item for item in batch if not self.waits(item)]
+            waiting += [item for item in batch if self.waits(item)]
+            yield ready, self.place(ready)
+        yield waiting, self.place(waiting)
+
     def place(self, items: list[Measurement]) -> list[tuple[Run, int]]:
         self._executions.update(_key(item.params) for item in items if item.params is not None)
         return [(run, self._host(item, run)) for item in items for run in (self._run(item),)]
@@ -162,3 +188,41 @@ class RunPlacer:
         """An execution's own run spans its own figures."""
         for run, first, last in self._spans.values():
             widen_run(run, first, last, None)
+
+
+def settle_runs(
+    upload: Upload,
+    parsed: Parsed,
+    first: datetime | None,
+    last: datetime | None,
+    runs: set[int],
+    machines: list[Host],
+) -> None:
+    """Once the rows are in: the upload's load steps, its runs' spans, tool and hosts.
+
+    ``first``..``last`` is the time the upload's rows cover, ``runs`` the runs its
+    measurements went to and ``machines`` the hosts that recorded its figures. A
+    benchmark file whose figures all went to runs of their own leaves the
+    scenario's default run (``own_runs.leave_default_run``).
+    """
+    _apply_steps(upload, parsed, first, last)
+    if upload.run is not None:
+        widen_run(upload.run, first, last, parsed)
+        upload.run.hosts.add(*machines)
+    for run_id in runs - ({upload.run.pk} if upload.run else set()):
+        widen_run(Run.objects.get(pk=run_id), None, None, parsed)
+    leave_default_run(upload, parsed, runs)
+
+
+def _apply_steps(upload: Upload, parsed: Parsed, first: datetime | None, last: datetime | None) -> None:
+    run = upload.run
+    if run is None:
+        return
+    for step in parsed.steps:
+        RunStep.objects.update_or_create(
+            run=run, users=step.users, started_at=step.started_at, defaults={"ended_at": step.ended_at}
+        )
+    if upload.step_users is not None and first and last and last > first:
+        RunStep.objects.update_or_create(
+            run=run, users=upload.step_users, started_at=first, defaults={"ended_at": last}
+        )

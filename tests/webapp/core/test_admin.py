@@ -81,7 +81,8 @@ def test_it_renders_the_list_of_every_registered_model(admin_client):
 def test_a_run_or_host_agents_name_cannot_be_renamed_or_moved_but_new_ones_can_be_named(admin_client):
     from webapp.core import rawstore
     from webapp.core.models import Host, Run
-    from webapp.core.uploads import UploadMeta, accept
+    from webapp.core.upload_meta import UploadMeta
+    from webapp.core.uploads import accept
 
     campaign = make_campaign()
     upload, _ = accept(campaign, rawstore.save_bytes(b"admin"), UploadMeta(run="r1", host="FS01"))

@@ -9,7 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from tests.factories import make_campaign
 from webapp.core import placements, rawstore
 from webapp.core.models import Host, Run, Scenario, Upload
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

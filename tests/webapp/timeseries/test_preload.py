@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration
 
 HEALTH = """
 import json
-from webapp.core.health import check_timescale
+from webapp.ops.health import check_timescale
 print(json.dumps(check_timescale()))
 """
 

@@ -15,8 +15,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from webapp.analysis.blocksize import as_json, block_size_points
-from webapp.analysis.capacity import DEFAULT_COUNTER, CounterRef
 from webapp.analysis.copies import copy_comparison
+from webapp.analysis.counters import DEFAULT_COUNTER, CounterRef
 from webapp.analysis.metric_groups import GROUPS
 from webapp.api.analysis import INTERVALS, METHOD
 from webapp.core.models import Campaign, Host, Scenario

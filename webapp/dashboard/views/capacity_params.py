@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from webapp.analysis.capacity import DEFAULT_COUNTER
+from webapp.analysis.counters import DEFAULT_COUNTER
 from webapp.api.sizing import MAX_REDUNDANCY, MAX_USERS
 
 STAT_CHOICES = ("avg", "max", "p95")

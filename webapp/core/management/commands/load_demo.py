@@ -16,7 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from webapp.core import rawstore
 from webapp.core.models import Campaign, Project, Upload
 from webapp.core.runs import apply_steps
-from webapp.core.uploads import UploadMeta, accept
+from webapp.core.upload_meta import UploadMeta
+from webapp.core.uploads import accept
 from webapp.demo.generate import demo_campaign
 
 

@@ -1,4 +1,4 @@
-"""Template tags for Headroom's admin pages."""
+"""Template tags for the admin index: the time-series storage mode (used by core's ``admin/headroom_index.html``)."""
 
 from __future__ import annotations
 
