@@ -31,7 +31,8 @@ from webapp.core.models import Upload
 from workers.pipeline.decode import decode, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.load import LoadResult, load
-from workers.pipeline.registry import ParseContext, detect_parser, get_parser
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.registry import detect_parser, get_parser
 from workers.pipeline.validate import validate
 
 log = logging.getLogger(__name__)

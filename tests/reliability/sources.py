@@ -10,7 +10,8 @@ from functools import cache
 
 from tests.paths import FIXTURES
 from workers.pipeline.decode import decode
-from workers.pipeline.registry import ParseContext, detect_parser
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.registry import detect_parser
 from workers.pipeline.validate import validate
 
 

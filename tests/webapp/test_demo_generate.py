@@ -20,11 +20,11 @@ import pytest
 from webapp.demo.files import DemoUpload
 from webapp.demo.generate import demo_campaign
 from workers.pipeline.decode import Decoded, decode
-from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser
-from workers.pipeline.parsers.perfmon_csv import PerfmonCsvParser
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.diskspd import DiskSpdTextParser
+from workers.pipeline.parsers.perfmon import PerfmonCsvParser
 from workers.pipeline.parsers.timings import TimingsParser
 from workers.pipeline.records import Measurement
-from workers.pipeline.registry import ParseContext
 
 THRESHOLD = 80.0
 CAMPAIGN = demo_campaign()

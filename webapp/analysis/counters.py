@@ -26,7 +26,7 @@ class CounterRef:
 
 def parse_counter(text: str | None) -> CounterRef:
     """``\\Object(Instance)\\Counter`` (host optional) -> a reference; the default is total CPU."""
-    from workers.pipeline.parsers.perfmon_csv import split_counter_path
+    from workers.pipeline.parsers.common.counter_paths import split_counter_path
 
     raw = (text or DEFAULT_COUNTER).strip()
     if not raw.startswith("\\"):

@@ -3,7 +3,7 @@
 Those endpoints read their body as a stream (webapp/api/batches.py), so
 django-ninja sees no body parameter; these JSON Schemas, given as the
 operations' ``openapi_extra``, describe what the stream check and the
-parsers (workers/pipeline/parsers/samples_json.py, timings.py) accept.
+parsers (workers/pipeline/parsers/samples_json.py, timings/) accept.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.registry import detect_parser
+from workers.pipeline.registry import PARSERS, all_parsers, detect_parser
 
 EXPECTED = {
     "perfmon_csv": "perfmon_csv",
@@ -41,3 +41,24 @@ def test_a_format_we_do_not_read_is_refused_clearly():
     decoded = decode(lambda: io.BytesIO(path.read_bytes()))
     with pytest.raises(ParseError, match="could not recognise this file's format"):
         detect_parser(decoded.head_bytes, decoded.head_text)
+
+
+TIES = [
+    # (head scoring the same for two parsers, the one detection picks, the one it passes over)
+    ("name,started_at,duration_ms\nMicrosoft File Server Capacity Tool\n", "timings", "fsct"),
+    (
+        "Command Line: diskspd.exe -b4K C:\\t.dat\n   ROBOCOPY     ::     Robust File Copy\n",
+        "robocopy",
+        "diskspd_text",
+    ),
+]
+
+
+@pytest.mark.parametrize(("head", "winner", "loser"), TIES, ids=[f"{w}-over-{lo}" for _, w, lo in TIES])
+def test_a_tie_goes_to_the_parser_listed_first(head, winner, loser):
+    decoded = decode(lambda: io.BytesIO(head.encode()))
+    parsers = all_parsers()
+    scores = {name: parsers[name].detect(decoded.head_bytes, decoded.head_text) for name in (winner, loser)}
+    assert scores[winner] == scores[loser] > 0
+    assert detect_parser(decoded.head_bytes, decoded.head_text).name == winner
+    assert [p.name for p in PARSERS].index(winner) < [p.name for p in PARSERS].index(loser)

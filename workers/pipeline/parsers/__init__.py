@@ -1,12 +1,7 @@
-"""Built-in parsers. Importing this package registers each one."""
+"""Built-in parsers: one subpackage per tool (a single module for a small format).
 
-from workers.pipeline.parsers import (  # noqa: F401
-    diskspd,
-    evtx_logon,
-    fio_json,
-    fsct,
-    perfmon_csv,
-    robocopy,
-    samples_json,
-    timings,
-)
+``base`` holds the protocol every parser implements and ``common`` the helpers
+several parsers share; a parser imports nothing else of this package. Which
+parsers are in use, and in which order detection tries them, is the list in
+:mod:`workers.pipeline.registry`.
+"""

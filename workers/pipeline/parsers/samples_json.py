@@ -27,9 +27,9 @@ from workers.pipeline.clock import in_utc
 from workers.pipeline.decode import Decoded, Opener
 from workers.pipeline.errors import ParseError
 from workers.pipeline.jsontext import long_integer_error
-from workers.pipeline.parsers.perfmon_csv import split_counter_path
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.common.counter_paths import split_counter_path
 from workers.pipeline.records import CounterColumn, CounterRow, CounterTable, Parsed
-from workers.pipeline.registry import ParseContext, register
 
 NAME = "samples"
 # A sample is time, counter (or object, instance, counter_name) and value: about a dozen
@@ -81,7 +81,6 @@ def _value(value: Any, index: int) -> float:
     raise ParseError(f"samples[{index}].value must be a finite number", parser=NAME)
 
 
-@register
 class SamplesJsonParser:
     name: ClassVar[str] = NAME
     binary: ClassVar[bool] = False

@@ -24,10 +24,10 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser, _without_suffix
-from workers.pipeline.parsers.diskspd_xml import DiskSpdXmlParser
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.diskspd import DiskSpdTextParser, DiskSpdXmlParser
+from workers.pipeline.parsers.diskspd.text_lines import without_suffix
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 from workers.pipeline.validate import validate
 
 TXT = FIXTURES / "diskspd_txt"
@@ -1023,4 +1023,4 @@ def test_it_refuses_a_block_size_with_a_long_run_of_spaces_inside() -> None:
     ],
 )
 def test_it_strips_latency_distribution_from_a_table_heading(heading: str, without: str) -> None:
-    assert _without_suffix(heading, "latency distribution") == without
+    assert without_suffix(heading, "latency distribution") == without

@@ -26,9 +26,11 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.parsers.evtx_logon import EvtxLogonParser, _Collector, _Event
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.evtx import EvtxLogonParser
+from workers.pipeline.parsers.evtx.collector import Collector
+from workers.pipeline.parsers.evtx.events import Event
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 
 LOGS = FIXTURES / "eventlog_logon"
 DIAGNOSTICS = LOGS / "aaronthopliss_DiagnosticsPerformance_Operational.evtx"
@@ -413,9 +415,9 @@ _T0 = datetime(2024, 5, 6, 8, 0, 0, tzinfo=UTC)
 
 def _synthetic(
     provider: str, event_id: int, record: int, ms: float, *, activity: str = "", user: str = "", **data: Any
-) -> _Event:
+) -> Event:
     ticks = round(ms * 10_000)
-    return _Event(
+    return Event(
         provider=provider.lower(),
         channel=f"{provider}/Operational",
         event_id=event_id,
@@ -429,8 +431,8 @@ def _synthetic(
     )
 
 
-def _collect(*events: _Event) -> list[Measurement]:
-    collector = _Collector()
+def _collect(*events: Event) -> list[Measurement]:
+    collector = Collector()
     for event in events:
         collector.add(event)
     return collector.measurements("")
@@ -471,13 +473,13 @@ def test_profile_durations_keep_the_seventh_digit_of_the_events_ticks() -> None:
 
 
 def test_it_takes_the_seventh_digit_from_the_record_header_when_it_is_the_same_instant() -> None:
-    from workers.pipeline.parsers.evtx_logon import _record_ticks
+    from workers.pipeline.parsers.evtx.fields import record_ticks
 
     base = _ticks("2016-02-13T17:24:50Z")
-    assert _record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
+    assert record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
     # a header time in another microsecond is not this event's: the rendered time wins
-    assert _record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:51.0000001Z UTC") == base + 8653600
-    assert _record_ticks(None, "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
+    assert record_ticks("2016-02-13T17:24:50.865360Z", "2016-02-13T17:24:51.0000001Z UTC") == base + 8653600
+    assert record_ticks(None, "2016-02-13T17:24:50.8653604Z UTC") == base + 8653604
 
 
 def test_folder_redirection_times_the_extension_and_the_sync_from_the_first_1006() -> None:

@@ -17,9 +17,10 @@ import pytest
 
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.parsers.fio_json import FioJsonParser, _block_size
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.fio import FioJsonParser
+from workers.pipeline.parsers.fio.records import block_size
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 
 REAL = Path(__file__).resolve().parents[5] / "shared" / "fixtures" / "real"
 FIO_FILES = sorted((REAL / "fio_json").glob("*"))
@@ -298,18 +299,18 @@ def test_it_reads_client_server_output_with_hosts() -> None:
 
 
 def test_it_converts_fio_sizes_to_bytes() -> None:
-    assert _block_size("4k", 1024, 1) == "4096"
-    assert _block_size("4K", 1024, 1) == "4096"
-    assert _block_size("1M", 1024, 1) == "1048576"
-    assert _block_size("512", 1024, 1) == "512"
-    assert _block_size("4ki", 1024, 1) == "4000"  # fio's compatibility mode
-    assert _block_size("4k", 1000, 1) == "4000"
-    assert _block_size("4KiB", 1000, 1) == "4096"
-    assert _block_size("64k,4k", 1024, 1) == "65536,4096"
-    assert _block_size("4k,4k", 1024, 1) == "4096"
-    assert _block_size("4k-16k", 1024, 1) == "4096-16384"
+    assert block_size("4k", 1024, 1) == "4096"
+    assert block_size("4K", 1024, 1) == "4096"
+    assert block_size("1M", 1024, 1) == "1048576"
+    assert block_size("512", 1024, 1) == "512"
+    assert block_size("4ki", 1024, 1) == "4000"  # fio's compatibility mode
+    assert block_size("4k", 1000, 1) == "4000"
+    assert block_size("4KiB", 1000, 1) == "4096"
+    assert block_size("64k,4k", 1024, 1) == "65536,4096"
+    assert block_size("4k,4k", 1024, 1) == "4096"
+    assert block_size("4k-16k", 1024, 1) == "4096-16384"
     with pytest.raises(ParseError):
-        _block_size("huge", 1024, 7)
+        block_size("huge", 1024, 7)
 
 
 def test_it_honours_kb_base_from_the_options() -> None:
@@ -470,12 +471,12 @@ def test_it_refuses_an_error_code_or_timestamp_beyond_any_date_or_float() -> Non
 
 def test_it_refuses_a_block_size_too_long_to_be_a_number() -> None:
     with pytest.raises(ParseError) as info:
-        _block_size("4" * 400 + "k", 1024, 7)
+        block_size("4" * 400 + "k", 1024, 7)
     assert info.value.message == f"block size '{'4' * 37}...' is not a fio size such as 4k or 1M"
     assert info.value.line == 7
-    assert _block_size("  4k  ", 1024, 1) == "4096"
+    assert block_size("  4k  ", 1024, 1) == "4096"
     with pytest.raises(ParseError):
-        _block_size("4" + " " * 30_000 + "x", 1024, 7)
+        block_size("4" + " " * 30_000 + "x", 1024, 7)
 
 
 def test_it_refuses_a_local_time_with_no_utc_equivalent() -> None:

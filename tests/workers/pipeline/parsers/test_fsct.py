@@ -17,9 +17,9 @@ import pytest
 
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.base import ParseContext
 from workers.pipeline.parsers.fsct import FsctParser
 from workers.pipeline.records import Measurement, Parsed, Step
-from workers.pipeline.registry import ParseContext
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "fsct"
 REAL = Path(__file__).resolve().parents[5] / "shared" / "fixtures" / "real"
@@ -365,7 +365,7 @@ def test_it_leaves_timings_perfmon_and_prose_alone(data: bytes) -> None:
 
 
 def test_the_fio_parser_leaves_the_fsct_samples_alone() -> None:
-    from workers.pipeline.parsers.fio_json import FioJsonParser
+    from workers.pipeline.parsers.fio import FioJsonParser
 
     for path in SAMPLES.glob("*.txt"):
         decoded = decode(partial(io.BytesIO, path.read_bytes()))

@@ -21,10 +21,11 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.errors import ParseError
-from workers.pipeline.parsers.perfmon_csv import PerfmonCsvParser, split_counter_path
-from workers.pipeline.parsers.perfmon_names import canonical_counter, canonical_object
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.common.counter_names import canonical_counter, canonical_object
+from workers.pipeline.parsers.common.counter_paths import split_counter_path
+from workers.pipeline.parsers.perfmon import PerfmonCsvParser
 from workers.pipeline.records import CounterColumn, CounterRow, Parsed
-from workers.pipeline.registry import ParseContext
 
 PERFMON = FIXTURES / "perfmon_csv"
 CHINA = PERFMON / "iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv"
@@ -379,7 +380,7 @@ def test_it_applies_daylight_saving_per_timestamp_with_an_iana_zone() -> None:
 
 def test_it_rejects_an_unknown_time_zone_name() -> None:
     error = _error(_decoded_bytes(_without_bias(INDIA)), timezone="Mars/Olympus_Mons")
-    assert "unknown time zone 'Mars/Olympus_Mons'" in error.message
+    assert "unknown timezone 'Mars/Olympus_Mons'" in error.message
 
 
 # --- broken files ---------------------------------------------------------------

@@ -22,9 +22,9 @@ import pytest
 from tests.paths import FIXTURES
 from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.base import ParseContext
 from workers.pipeline.parsers.robocopy import RobocopyParser
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 
 ROBOCOPY = FIXTURES / "robocopy"
 AHMAD = ROBOCOPY / "ahmad_robocopy_utf16_arabic_mojibake_truncated.log"
@@ -682,7 +682,7 @@ def test_it_reads_a_german_log_with_dot_grouping_and_t_units() -> None:
 
 
 def test_it_reads_an_unknown_language_by_position() -> None:
-    # Labels robocopy_labels does not know: the header is read by position,
+    # Labels robocopy.labels does not know: the header is read by position,
     # the rows by order and shape, Speed by its "/" unit, Ended as the date after.
     text = (
         "   ROBOCOPY     ::     Xyz\n"

@@ -11,9 +11,9 @@ import pytest
 
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.base import ParseContext
 from workers.pipeline.parsers.samples_json import SamplesJsonParser
 from workers.pipeline.records import CounterRow, Parsed
-from workers.pipeline.registry import ParseContext
 
 COUNTER = "\\\\FS01\\Processor(_Total)\\% Processor Time"
 LONG_DIGITS = "9" * 5000  # past Python's 4,300-digit limit for int()

@@ -15,9 +15,9 @@ import pytest
 
 from workers.pipeline.decode import decode
 from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.base import ParseContext
 from workers.pipeline.parsers.timings import TimingsParser
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 
 
 def _parsed(data: bytes | str, **context: Any) -> Parsed:

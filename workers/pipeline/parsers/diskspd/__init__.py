@@ -1,8 +1,12 @@
 """DiskSpd results: the text report and ``-Rxml`` output.
 
-Importing this module registers both parsers: ``diskspd_text``
-(:class:`~workers.pipeline.parsers.diskspd_text.DiskSpdTextParser`) and
-``diskspd_xml`` (:class:`~workers.pipeline.parsers.diskspd_xml.DiskSpdXmlParser`).
+Two parsers: ``diskspd_text``
+(:class:`~workers.pipeline.parsers.diskspd.text_parser.DiskSpdTextParser`) and
+``diskspd_xml`` (:class:`~workers.pipeline.parsers.diskspd.xml_parser.DiskSpdXmlParser`).
+Both reduce a file to :class:`~workers.pipeline.parsers.diskspd.model.RunResult`\\ s
+and share how runs become measurements (``records``) and how sizes, units and
+paths are read (``reading``). The text report's modules are ``text_*`` (lines
+and cells, input parameters, tables, the whole report), the XML's ``xml_*``.
 
 What is accepted
 ================
@@ -68,7 +72,7 @@ the XML has no rate at all. The text report's rates are stored as printed
 conversion to MB/s) for the total rows and single-thread targets; rates that
 must be derived (a target served by several threads, and every XML rate) come
 from the exact byte and I/O counts over one measured time chosen so that it
-reproduces every rate the report printed (see ``diskspd_text``).
+reproduces every rate the report printed (see ``text_parser``).
 
 Per-target figures of a multi-thread run are the sums of the thread rows;
 mean latencies are weighted by I/O count; a standard deviation cannot be
@@ -120,7 +124,7 @@ it goes, so neither holds a whole file; only the measurements are kept.
 
 from __future__ import annotations
 
-from workers.pipeline.parsers.diskspd_text import DiskSpdTextParser
-from workers.pipeline.parsers.diskspd_xml import DiskSpdXmlParser
+from workers.pipeline.parsers.diskspd.text_parser import DiskSpdTextParser
+from workers.pipeline.parsers.diskspd.xml_parser import DiskSpdXmlParser
 
 __all__ = ["DiskSpdTextParser", "DiskSpdXmlParser"]

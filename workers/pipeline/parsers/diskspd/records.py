@@ -1,137 +1,26 @@
-"""What the DiskSpd text and XML parsers share: the result model, parameters, times and metrics.
+"""DiskSpd runs -> measurements: each run's parameters, its start time, and its metrics.
 
-Both parsers (:mod:`diskspd_text`, :mod:`diskspd_xml`) reduce a file to a list
-of :class:`RunResult` -- one per DiskSpd *timespan* that produced results (a
-file holds several when DiskSpd ran a multi-timespan profile, or when several
-invocations were appended to one file) -- and :func:`build_parsed` turns them
-into measurements. See :mod:`workers.pipeline.parsers.diskspd` for the metric
-names, units and the choices made.
-
-Rates: a :class:`Flow` carrying the rates its report printed
-(``iops_printed``, ``mibps_printed``) is stored with those figures (MiB/s
-converted exactly to decimal MB/s); only a flow without printed rates (the
-XML, a target summed over several threads) gets counts over
-``RunResult.seconds``. Each parser's docstring says which figures it
-stores as printed and which it derives.
-"""
+See :mod:`workers.pipeline.parsers.diskspd` for the metric names, units and the choices made."""
 
 from __future__ import annotations
 
-import codecs
 import math
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.pipeline.clock import in_utc
-from workers.pipeline.decode import Decoded, decode_error
-from workers.pipeline.errors import ParseError
+from workers.pipeline.parsers.base import ParseContext
+from workers.pipeline.parsers.common.zones import upload_zone
+from workers.pipeline.parsers.diskspd.model import Flow, RunResult, SpanSpec
+from workers.pipeline.parsers.diskspd.reading import MB, MIB, error
 from workers.pipeline.records import Measurement, Parsed
-from workers.pipeline.registry import ParseContext
 
 TOOL = "diskspd"
-MB = 1_000_000  # MB/s is stored in decimal megabytes per second
-MIB = 1 << 20  # DiskSpd's MiB/s (and its older "MB/s") column
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=2)
-MAX_SUBJECT = 255  # measurement.subject column width
-DIRECTIONS = ("read", "write", "total")
-# Percentiles kept from the XML's 1..99 series: the ones the text report prints.
-TEXT_PERCENTILES = frozenset(("25", "50", "75", "90", "95", "99"))
 
 # Longer than any real run: durations beyond it are a corrupt file, not a test.
 MAX_SECONDS = 10 * 365 * 24 * 3600
-
-# On stripped text: "\s*([KMGT]i?B?|B)?\s*$" can split a run of spaces many ways (quadratic).
-_SIZE = re.compile(r"^([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([KMGT]i?B?|B)?$", re.IGNORECASE)
-_SIZE_FACTORS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_DOUBLED_BACKSLASHES = re.compile(r"^(?:[A-Za-z]:\\\\|\\\\\\\\)")
-
-
-def error(parser: str, message: str, line: int | None = None, column: int | None = None) -> ParseError:
-    return ParseError(message, line=line, column=column, parser=parser)
-
-
-def located_decode_error(exc: UnicodeDecodeError, decoded: Decoded, parser: str) -> ParseError:
-    """The decode stage's message, with the line of the byte that does not decode.
-
-    The text stream decodes in chunks, so the line being read when the error
-    surfaces is not the bad byte's: the raw bytes are scanned again to find it.
-    """
-    failure = decode_error(exc, decoded.encoding, parser)
-    decoder = codecs.getincrementaldecoder(decoded.encoding)("strict")
-    breaks = 0
-    with decoded.opener() as raw:
-        raw.read(decoded.bom_length)
-        while chunk := raw.read(1 << 20):
-            try:
-                text = decoder.decode(chunk)
-            except UnicodeDecodeError as found:
-                good = found.object[: found.start].decode(decoded.encoding, errors="replace")
-                failure.line = breaks + len(_LINE_BREAK.findall(good)) + 1
-                return failure
-            breaks += len(_LINE_BREAK.findall(text))
-    failure.line = breaks + 1
-    return failure
-
-
-def parse_size(text: str) -> int | None:
-    """``4096``, ``4KiB``, ``64K``, ``1.95MiB``, ``8GB`` -> bytes (binary multiples, as DiskSpd means them)."""
-    match = _SIZE.match(text.strip())
-    if match is None:
-        return None
-    unit = (match.group(2) or "").upper()[:1]
-    return round(float(match.group(1)) * _SIZE_FACTORS[unit])
-
-
-def clean_path(path: str) -> str:
-    """A target path as a subject: doubled backslashes (a JSON-escaped capture) undone.
-
-    ``C:\\\\Users\\\\x.dat`` (a drive letter followed by two backslashes) or a
-    UNC path written with four leading backslashes is an escaped copy; every
-    run of backslashes is then halved. Anything else is kept as written.
-    """
-    path = path.strip()
-    if _DOUBLED_BACKSLASHES.match(path) and all(len(run) % 2 == 0 for run in re.findall(r"\\+", path)):
-        path = re.sub(r"\\\\", r"\\", path)
-    if len(path) > MAX_SUBJECT:
-        path = "\u2026" + path[-(MAX_SUBJECT - 1) :]
-    return path
-
-
-# --------------------------------------------------------------------------
-# What was asked of DiskSpd
-
-
-@dataclass
-class TargetSpec:
-    """One target of a timespan as the profile describes it (``None`` = not stated)."""
-
-    path: str = ""
-    block_size: int | None = None
-    outstanding: int | None = None  # per thread
-    write_pct: int | None = None
-    random: bool | None = None
-    random_pct: int | None = None  # only for mixed random/sequential I/O
-    threads_per_file: int | None = None
-    software_cache: str | None = None  # enabled | disabled | local_disabled
-    write_through: bool | None = None
-
-
-@dataclass
-class SpanSpec:
-    """One timespan of a profile: its durations and targets."""
-
-    duration_s: int | None = None
-    warmup_s: int | None = None
-    cooldown_s: int | None = None
-    measure_latency: bool | None = None
-    pool_threads: int | None = None  # -F: a fixed pool of threads shared by all targets
-    pool_outstanding: int | None = None  # -O: outstanding I/Os per pool thread
-    targets: list[TargetSpec] = field(default_factory=list)
 
 
 def _joined(values: Iterable[str | None]) -> str | None:
@@ -181,118 +70,6 @@ def run_params(span: SpanSpec | None, threads: int | None, derived_block: int | 
     return {key: value for key, value in params.items() if value is not None}
 
 
-# --------------------------------------------------------------------------
-# What DiskSpd measured
-
-
-@dataclass
-class Flow:
-    """One direction (read, write or total) of one subject."""
-
-    bytes: int = 0
-    ios: int = 0
-    latency_avg_ms: float | None = None
-    latency_stddev_ms: float | None = None
-    iops_stddev: float | None = None
-    percentiles_ms: dict[str, float] = field(default_factory=dict)  # "p50", "p99_9", "min", "max"
-    # Rates as the text report printed them (I/O per s; MiB/s, 2^20 bytes/s): stored as
-    # printed when the flow is one printed row, else derived from the counts.
-    iops_printed: float | None = None
-    mibps_printed: float | None = None
-    line: int | None = None
-    parts: int = 0
-    _latency_weight: int = 0
-    _latency_sum: float = 0.0
-
-    def add(
-        self,
-        nbytes: int,
-        ios: int,
-        latency_avg: float | None,
-        latency_stddev: float | None,
-        iops_stddev: float | None,
-        line: int | None,
-        iops: float | None = None,
-        mibps: float | None = None,
-    ) -> None:
-        """Merge one thread's share. Standard deviations and printed rates only survive a single share."""
-        self.bytes += nbytes
-        self.ios += ios
-        self.parts += 1
-        self.line = self.line or line
-        if latency_avg is not None and ios > 0:
-            self._latency_sum += latency_avg * ios
-            self._latency_weight += ios
-            self.latency_avg_ms = self._latency_sum / self._latency_weight
-        if self.parts == 1:
-            self.latency_stddev_ms = latency_stddev if ios > 0 else None
-            self.iops_stddev = iops_stddev
-            self.iops_printed, self.mibps_printed = iops, mibps
-        else:
-            self.latency_stddev_ms = None
-            self.iops_stddev = None
-            self.iops_printed = self.mibps_printed = None
-
-    def copy(self) -> Flow:
-        return Flow(
-            bytes=self.bytes,
-            ios=self.ios,
-            latency_avg_ms=self.latency_avg_ms,
-            latency_stddev_ms=self.latency_stddev_ms,
-            iops_stddev=self.iops_stddev,
-            percentiles_ms=dict(self.percentiles_ms),
-            iops_printed=self.iops_printed,
-            mibps_printed=self.mibps_printed,
-            line=self.line,
-        )
-
-
-@dataclass
-class Subject:
-    read: Flow = field(default_factory=Flow)
-    write: Flow = field(default_factory=Flow)
-    total: Flow = field(default_factory=Flow)
-
-    def flows(self) -> tuple[tuple[str, Flow], ...]:
-        return (("read", self.read), ("write", self.write), ("total", self.total))
-
-    def copy(self) -> Subject:
-        return Subject(read=self.read.copy(), write=self.write.copy(), total=self.total.copy())
-
-
-@dataclass
-class RunResult:
-    """The results of one timespan."""
-
-    line: int
-    label: str  # for messages: "timespan 1 (line 33)"
-    seconds: float  # the measured time rates not printed by the tool are derived over
-    span_s: float  # warm-up + measured time + cool-down: how long the run took
-    file_time: datetime | None  # the run's start as the file records it
-    params: dict[str, str]
-    subjects: dict[str, Subject]  # "" = all targets together
-    cpu: dict[str, float] = field(default_factory=dict)  # usage, user, kernel, idle (average of CPUs)
-    cpu_line: int | None = None
-
-
-def percentile_name(percentile: str) -> str | None:
-    """``"0"`` -> ``min``, ``"100"`` -> ``max``, ``"99.9"`` -> ``p99_9``; other XML-only points -> None."""
-    text = percentile.strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    if number == 0:
-        return "min"
-    if number == 100:
-        return "max"
-    if number.is_integer():
-        whole = str(int(number))
-        return f"p{whole}" if whole in TEXT_PERCENTILES else None
-    return "p" + text.rstrip("0").replace(".", "_")
-
-
-# --------------------------------------------------------------------------
 # Times
 
 
@@ -352,10 +129,7 @@ def _started_at(parser: str, context: ParseContext, line: int) -> datetime | Non
                 f"started_at {text!r} has no UTC offset; add one (e.g. Z or +10:00) or upload with a timezone",
                 line=line,
             )
-        try:
-            moment = moment.replace(tzinfo=ZoneInfo(context.timezone))
-        except (ZoneInfoNotFoundError, ValueError):
-            raise error(parser, f"unknown timezone {context.timezone!r}", line=line) from None
+        moment = moment.replace(tzinfo=upload_zone(context.timezone, parser, line))
     moment = in_utc(moment, f"started_at {text!r}", parser=parser, line=line)
     if not _plausible(moment):
         raise error(
