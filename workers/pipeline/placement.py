@@ -22,6 +22,7 @@ from webapp.core.models import Host, Run, RunStep, Scenario, Upload
 from webapp.core.runs import EXECUTION_TOOLS, RunConflict, default_run, is_default_run, named_run, run_name
 from workers.pipeline.errors import ParseError
 from workers.pipeline.own_runs import leave_default_run, scenario_run
+from workers.pipeline.recorded_hosts import host_named
 from workers.pipeline.records import Measurement, Parsed
 
 # Measurements placed and copied at a time: a timings file of millions of rows is never held.
@@ -174,10 +175,7 @@ class RunPlacer:
         host_id = upload.host_id or 0
         if item.host:
             if item.host not in self._host_ids:
-                host, _ = Host.objects.get_or_create(
-                    project=upload.campaign.project, name=item.host, defaults={"role": upload.role}
-                )
-                self._host_ids[item.host] = host.pk
+                self._host_ids[item.host] = host_named(upload, item.host).pk
             host_id = self._host_ids[item.host]
         if host_id and (run.pk, host_id) not in self._linked:
             run.hosts.add(host_id)

@@ -4,8 +4,11 @@ A perfmon log names the machine of every column (``\\\\WEBSERVER\\Processor(_Tot
 logs are often collected centrally, and relog merges several machines into one
 file, so the uploading machine is only the fallback for columns that name none.
 The uploader stays on the upload (``Upload.host``). Machine names are matched
-without regard to case (Windows spells them as it likes: ``FS01``, ``fs01``);
-a machine the project does not know yet is created with the upload's role.
+without regard to case (Windows spells them as it likes: ``FS01``, ``fs01``)
+and a DNS name matches its first label (an event log's ``Computer`` is
+``FS01.corp.example``, a perfmon path says ``\\FS01``): ``host_named`` is the
+one lookup, for counters and for results that name their machine. A machine
+the project does not know yet is created with the upload's role.
 """
 
 from __future__ import annotations
@@ -35,12 +38,21 @@ def recorded_hosts(upload: Upload, columns: Sequence[CounterColumn], parser: str
             continue
         key = name.casefold()
         if key not in known:
-            project = upload.campaign.project
-            host = Host.objects.filter(project=project, name__iexact=name).order_by("pk").first()
-            if host is None:
-                host, _ = Host.objects.get_or_create(
-                    project=project, name=name, defaults={"role": upload.role}
-                )
-            known[key] = host
+            known[key] = host_named(upload, name)
         found.append(known[key])
+    return found
+
+
+def host_named(upload: Upload, name: str) -> Host:
+    """The project's machine called ``name`` (any case; a DNS name or its first label), made when new."""
+    project = upload.campaign.project
+    hosts = Host.objects.filter(project=project).order_by("pk")
+    found = hosts.filter(name__iexact=name).first()
+    if found is None and "." in name.strip("."):
+        found = hosts.filter(name__iexact=name.split(".", 1)[0]).first()
+    if found is None and "." not in name:
+        longer = list(hosts.filter(name__istartswith=f"{name}.")[:2])
+        found = longer[0] if len(longer) == 1 else None
+    if found is None:
+        found, _ = Host.objects.get_or_create(project=project, name=name, defaults={"role": upload.role})
     return found

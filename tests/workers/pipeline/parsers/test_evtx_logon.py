@@ -298,10 +298,11 @@ def test_it_reads_several_channels_in_one_file() -> None:
 # Sources, hosts
 
 
-def test_it_takes_the_host_from_the_events_unless_the_upload_names_one() -> None:
+def test_the_host_is_the_machine_that_logged_the_events_whoever_uploads() -> None:
+    # Issue 20 item 10: a log collected from a client and sent by another machine.
     (computer,) = {r.computer for r in _records(GP_SMALL)}
     assert {m.host for m in _parse(GP_SMALL)} == {computer}
-    assert {m.host for m in _parse(GP_SMALL, host="LOADGEN-01")} == {None}
+    assert {m.host for m in _parse(GP_SMALL, host="LOADGEN-01")} == {computer}
 
 
 class _Pipe(io.RawIOBase):
@@ -435,7 +436,7 @@ def _collect(*events: Event) -> list[Measurement]:
     collector = Collector()
     for event in events:
         collector.add(event)
-    return collector.measurements("")
+    return collector.measurements()
 
 
 def test_profile_load_and_unload_pair_per_user_and_session() -> None:

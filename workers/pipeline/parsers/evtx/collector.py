@@ -231,7 +231,8 @@ class Collector:
         more = len(self.channels) - len(names)
         return ", ".join(names) + (f" and {more} more" if more > 0 else "") if names else "none"
 
-    def measurements(self, upload_host: str) -> list[Measurement]:
+    def measurements(self) -> list[Measurement]:
+        """Each row, as a result of the machine that logged it (``Computer``), whoever uploaded it."""
         counts: Counter[tuple[str, str]] = Counter()
         out = []
         for row in sorted(self.rows, key=lambda r: (r.record, r.order)):
@@ -244,7 +245,7 @@ class Collector:
                     unit="ms",
                     repetition=counts[(row.metric, row.subject)],
                     subject=row.subject,
-                    host=None if upload_host else (row.computer or None),
+                    host=row.computer or None,
                 )
             )
         return out

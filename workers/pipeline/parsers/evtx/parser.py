@@ -55,8 +55,9 @@ Group Policy and profile events are paired by ``ActivityID`` when the end
 carries one that a start had; otherwise with the latest open start of the
 same kind that has no other activity. Boot, profile and folder redirection
 rows have an empty ``subject``. ``repetition`` counts each (metric,
-subject) in record-number order. ``host`` is the events' ``Computer``
-unless the upload names a host. No public User Profile Service or Folder
+subject) in record-number order. ``host`` is the events' ``Computer``, the
+machine that logged them, whoever uploads the log (issue 20: the uploader
+stays on the upload). No public User Profile Service or Folder
 Redirection log was at hand: those two follow the providers' event
 definitions (message tables) and are tested on events built in the tests.
 
@@ -114,7 +115,7 @@ class EvtxLogonParser:
                 f"no event record could be read from this event log{detail}; "
                 f"it has {chunks} chunk(s) but none holds readable records"
             )
-        measurements = collector.measurements(context.host)
+        measurements = collector.measurements()
         if not measurements:
             raise error(
                 "no logon or policy timings found in this event log "
