@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-timescale test-both lint bench-ingest bench-storage bench-views bench-api reliability clean-var help agent bench-agent token manage
+.PHONY: run test test-timescale test-both lint bench-ingest bench-storage bench-views bench-api bench-abuse reliability clean-var help agent bench-agent token manage
 
 help:
 	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench-storage - bytes per stored sample, plain/TimescaleDB/compressed vs the gzip'd CSV"
 	@echo "make bench-views - capacity endpoint at 1 M vs 10 M samples"
 	@echo "make bench-api - 200 concurrent uploads to gunicorn: p50/p99 and count stored"
+	@echo "make bench-abuse - seconds per hostile request of issue 26 against gunicorn, vs GET /healthz"
 	@echo "make reliability - crash/outage/restart/fuzz/limit proofs at full size"
 	@echo "make agent  - build dist/headroom-agent.pyz (the agent as one file)"
 	@echo "make bench-agent - CPU cost of live sampling at 1 Hz (BENCH_ARGS=--duration 600)"
@@ -77,6 +78,9 @@ bench-views: $(STAMP)
 
 bench-api: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/api.py $(BENCH_ARGS)
+
+bench-abuse: $(STAMP)
+	$(PY) -m webapp.launcher bench bench/abuse.py $(BENCH_ARGS)
 
 reliability: $(STAMP)
 	HEADROOM_RELIABILITY_KILLS=20 HEADROOM_RELIABILITY_UPLOADS=500 HEADROOM_FUZZ_EXAMPLES=100000 \

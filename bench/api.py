@@ -1,6 +1,6 @@
 """``make bench-api``: 200 concurrent small uploads to gunicorn with real workers; p50/p99 and none lost.
 
-1. Creates a throw-away database ``headroom_bench_api`` beside the configured
+1. Creates a throw-away database ``<configured>_bench_api`` beside the configured
    one (migrated), with a project, a campaign and an agent token.
 2. Starts a private Redis on a free loopback port when ``redis-server`` is
    installed (otherwise it uses the configured broker), gunicorn on a free
@@ -25,73 +25,34 @@ Every process it starts is stopped when it ends, also on failure or Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import http.client
 import json
 import os
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from webapp.launcher import redis_command, worker_command  # noqa: E402  (needs the path above)
+from bench.stack import (
+    Processes,
+    bench_environment,
+    free_port,
+    fresh_database,
+    private_redis,
+    request,
+    start,
+    stop,
+    up,
+    wait_for,
+    web_command,
+)
+from webapp.launcher import worker_command
 
 BOUNDARY = "HeadroomBench"
 TARGET_P99_MS = 250.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "ab") as out:
-        return subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=20)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=5)
-
-
-def wait_for(what: str, predicate: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise SystemExit(f"{what}: not within {timeout:.0f} s")
-
-
-def request(port: int, method: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request(method, path, body=body, headers=headers)
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
 
 
 def timings_file(index: int) -> bytes:
@@ -174,22 +135,6 @@ def latencies_ms(results: list[tuple[int, float, bytes]]) -> list[float]:
     return [seconds * 1000 for _, seconds, _ in results]
 
 
-def web_command(app: str, port: int, workers: int, threads: int) -> list[str]:
-    """Gunicorn as the benchmark runs it, for Headroom and for the baseline alike."""
-    argv = [sys.executable, "-m", "gunicorn", app, "-b", f"127.0.0.1:{port}", "-w", str(workers)]
-    if threads > 1:
-        argv += ["-k", "gthread", "--threads", str(threads)]
-    argv += ["--backlog", "2048", "--access-logfile", "-"]
-    return argv + ["--access-logformat", "access %(m)s %(U)s %(s)s %(L)s"]
-
-
-def up(port: int) -> bool:
-    try:
-        return request(port, "GET", "/healthz", b"", {})[0] in (200, 202)
-    except OSError:
-        return False
-
-
 def baseline(
     requests: list[tuple[str, bytes, dict[str, str]]], workers: int, threads: int, rate: float, workdir: Path
 ) -> list[float]:
@@ -235,36 +180,13 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-    from webapp.launcher import ensure_database
-
-    admin_url = ensure_database(os.environ["DATABASE_URL"], "headroom_bench_scratch")
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS headroom_bench_api WITH (FORCE)")
-        conn.execute("CREATE DATABASE headroom_bench_api")
-    base, _, query = admin_url.partition("?")
-    os.environ["DATABASE_URL"] = (
-        base.rsplit("/", 1)[0] + "/headroom_bench_api" + (f"?{query}" if query else "")
-    )
-    os.environ["HEADROOM_SSL_REDIRECT"] = "0"  # plain http on the loopback
-    os.environ["HEADROOM_HSTS_SECONDS"] = "0"
-    os.environ["HEADROOM_TOKEN_RATE_PER_MINUTE"] = "0"  # one token sends every upload
+    bench_environment()
+    database = fresh_database("bench_api")
     workdir = Path(tempfile.mkdtemp(prefix="hr-bench-api-"))
-    procs: list[subprocess.Popen[bytes]] = []
+    processes = Processes(workdir)
     try:
-        if shutil.which("redis-server"):
-            redis_port = free_port()
-            procs.append(
-                start(
-                    redis_command(redis_port),
-                    dict(os.environ),
-                    workdir / "redis.log",
-                )
-            )
-            os.environ["CELERY_BROKER_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-        print(f"broker: {os.environ.get('CELERY_BROKER_URL')}  database: headroom_bench_api")
+        private_redis(processes)
+        print(f"broker: {os.environ.get('CELERY_BROKER_URL')}  database: {database}")
 
         import django
 
@@ -284,17 +206,11 @@ def main() -> int:
         requests = build_requests(args.endpoint, args.uploads, campaign.slug, token)
         floor = baseline(requests, args.web_workers, args.web_threads, args.rate, workdir)
 
-        procs.append(
-            start(
-                web_command("webapp.wsgi", port, args.web_workers, args.web_threads),
-                env,
-                workdir / "gunicorn.log",
-            )
-        )
+        processes.start(web_command("webapp.wsgi", port, args.web_workers, args.web_threads), env, "gunicorn")
         worker_argv = worker_command(f"bench-api-{os.getpid()}@%h", concurrency=args.worker_concurrency)
         if args.worker_nice:
             worker_argv = ["nice", "-n", str(args.worker_nice), *worker_argv]
-        procs.append(start(worker_argv, env, workdir / "worker.log"))
+        processes.start(worker_argv, env, "worker")
         wait_for("gunicorn and a worker healthy", lambda: up(port), 90)
         # Warm every gunicorn worker (imports, a database connection); not measured.
         warm = fire(
@@ -359,8 +275,7 @@ def main() -> int:
         )
         return 0 if lost == 0 else 1
     finally:
-        for proc in reversed(procs):
-            stop(proc)
+        processes.close()
 
 
 if __name__ == "__main__":
