@@ -61,7 +61,7 @@ def logged_on(path) -> set[str]:
     names = set()
     for item in evtx.PyEvtxParser(str(path)).records():
         found = ET.fromstring(item["data"]).find(".//{*}System/{*}Computer")
-        names.add(found.text if found is not None else "")
+        names.add((found.text or "") if found is not None else "")
     return names
 
 
