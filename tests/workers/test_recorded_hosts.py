@@ -85,7 +85,7 @@ def test_an_event_log_is_filed_under_the_machine_that_logged_it():
     assert upload.status == "stored", upload.error
     assert upload.host is not None and upload.host.name == "COLLECTOR"
     assert measurement_hosts(upload) == {computer: upload.rows}
-    assert upload.rows == 2  # one computer and one user policy run (test_evtx_logon)
+    assert upload.rows == 2  # one computer and one user policy run (parsers/evtx/test_real_logs.py)
 
 
 def test_a_dns_name_and_its_first_label_are_one_machine():
