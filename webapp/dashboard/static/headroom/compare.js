@@ -82,7 +82,7 @@
     const details = detailRows();
     const number = function (v, r) { return v === null ? "" : U.number(v, r.unit, rowUnit(r)); };
     const own = function (unit) {
-      return function (v, r, key) { return r.onHost === undefined ? P.field(unit)(v, r, key) : null; };
+      return function (v, r, key) { return r.onHost === undefined && v !== null ? P.field(unit)(v, r, key) : null; };
     };
     const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
     const hosts = details.some(function (r) { return r.hosts > 1; }) ? [
