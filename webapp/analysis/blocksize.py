@@ -18,7 +18,7 @@ throughput and IOPS and their mean for latency.
 
 Many hosts reporting into one run ran the test together (a VMFleet, a set of
 load clients against one server), so a run's figure combines its hosts by what
-it measures: throughput and IOPS are summed; a mean latency is averaged
+it measures (the rules of ``analysis.hosts``): throughput and IOPS are summed; a mean latency is averaged
 weighted by each host's IOPS in that direction (a plain mean where a host has
 none); a percentile is never averaged -- the run shows the highest host's, and
 says so (``combined``). Each point keeps the per-host values (``per_host``).
@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from webapp.analysis.hosts import Kind, combine, host_rows
 from webapp.analysis.metric_groups import PARAMS, execution_label
 from webapp.core.models import Campaign, Host, Run
 
@@ -128,22 +129,12 @@ def _subjects(values: dict[str, float], figure: Figure) -> float:
     return sum(values.values())
 
 
-def combine_hosts(figure: Figure, by_host: dict[int, float], weights: dict[int, float]) -> tuple[float, str]:
-    """A run's figure from its hosts' (module docstring): the value and how it was combined."""
-    values = list(by_host.values())
-    if len(values) == 1:
-        return values[0], ""
+def host_kind(figure: Figure) -> Kind:
+    """What a chart figure is for combining hosts (``analysis.hosts``): rates, means, extremes."""
     if figure.family != "latency":
-        return sum(values), "sum"
+        return "rate"
     stat = figure.stat.split(" ")[-1]
-    if stat == "min":
-        return min(values), "minimum"
-    if stat != "mean":  # a percentile or the maximum
-        return max(values), "maximum"
-    if all(weights.get(h, 0) > 0 for h in by_host):
-        total = sum(weights[h] for h in by_host)
-        return sum(v * weights[h] for h, v in by_host.items()) / total, "IOPS-weighted mean"
-    return sum(values) / len(values), "mean"
+    return "mean" if stat == "mean" else "minimum" if stat == "min" else "percentile"
 
 
 @dataclass(frozen=True)
@@ -166,7 +157,7 @@ def _per_run(rows: list[tuple[int, int, str, str, str, float]]) -> dict[tuple[in
     combined = {}
     for (run_id, figure), hosts in by_host.items():
         weights = by_host.get((run_id, Figure("iops", figure.direction, "", "IO/s")), {})
-        value, how = combine_hosts(figure, hosts, weights)
+        value, how = combine(host_kind(figure), hosts, weights)
         combined[(run_id, figure)] = RunFigure(value, how, hosts)
     return combined
 
@@ -240,7 +231,7 @@ def block_size_points(campaign: Campaign) -> list[BlockPoint]:
                 len(values),
                 len(per_host),
                 ", ".join(hows),
-                tuple(sorted((names.get(h, "(no host)"), sum(v) / len(v)) for h, v in per_host.items())),
+                host_rows(per_host, names),
             )
         )
     points.sort(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -88,6 +89,9 @@ class ScenarioCapacity:
     companions: dict[str, dict[int, float]] = field(default_factory=dict)  # e.g. IOPS per user count
     run_ids: list[int] = field(default_factory=list)
     counter: str = ""  # the chosen counter's path
+    stat: Stat = "avg"
+    host: str = ""  # the server the figures are from (of several in a run: the first to saturate)
+    per_host: list[ScenarioCapacity] = field(default_factory=list)  # every server's own, when several
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -114,11 +118,22 @@ class ScenarioCapacity:
             "runner_up": runner_up,
             "limits": [r.as_dict() for r in self.limits],
             "binding": self.binding(),
+            "host": self.host,
+            "per_host": [
+                {
+                    "host": h.host,
+                    "saturation_users": h.saturation.users,
+                    "bound": h.saturation.bound,
+                    "saturation_text": h.saturation.text,
+                    "steps": [s.as_dict() for s in h.steps],
+                }
+                for h in self.per_host
+            ],
         }
 
     def binding(self) -> dict[str, Any]:
         """The lowest of the chosen counter's point and every limit reached (``limits.binding``)."""
-        return binding(self.limits, self.saturation, self.counter, self.interval)
+        return binding(self.limits, self.saturation, self.counter, self.interval, self.host)
 
 
 def _window(step: RunStep, trim: float) -> tuple[datetime, datetime] | None:
@@ -145,8 +160,8 @@ def _overloaded_steps(runs: list[Run]) -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def _server_series(runs: list[Run], counter: CounterRef) -> dict[int, list[int]]:
-    """Run id -> the ids of the counter's series on that run's server hosts (one query)."""
+def _server_series(runs: list[Run], counter: CounterRef) -> dict[int, dict[int, list[int]]]:
+    """Run id -> server host id -> the ids of the counter's series on it (one query)."""
     servers = {run.pk: [h.pk for h in run.hosts.all() if h.role == Host.Role.SERVER] for run in runs}
     by_host: dict[int, list[int]] = defaultdict(list)
     found = CounterSeries.objects.filter(
@@ -157,7 +172,28 @@ def _server_series(runs: list[Run], counter: CounterRef) -> dict[int, list[int]]
     ).values_list("host_id", "pk")
     for host_id, series_id in found:
         by_host[host_id].append(series_id)
-    return {run_id: [s for h in hosts for s in by_host[h]] for run_id, hosts in servers.items()}
+    return {run_id: {h: by_host[h] for h in hosts if by_host[h]} for run_id, hosts in servers.items()}
+
+
+def several_servers(runs: list[Run], series_of: Mapping[int, Mapping[int, Any]]) -> bool:
+    """Whether a run of these held more than one server with the counter: then each server is its own curve."""
+    return any(len(series_of.get(run.pk, {})) > 1 for run in runs)
+
+
+def _deciding(results: list[ScenarioCapacity]) -> ScenarioCapacity:
+    """The server that saturates first: already past at the first step, else the fewest users, else the most
+    loaded at the highest step."""
+
+    def order(result: ScenarioCapacity) -> tuple[int, float, str]:
+        sat = result.saturation
+        if sat.bound == "below_first_step":
+            return 0, 0.0, result.host
+        if sat.users is not None and sat.bound in ("interpolated", "extrapolated"):
+            return 1, sat.users, result.host
+        last = next((r for r in reversed(result.steps) if getattr(r, result.stat) is not None), None)
+        return 2, -(getattr(last, result.stat) if last else -math.inf), result.host
+
+    return min(results, key=order)
 
 
 def campaign_capacity(
@@ -179,62 +215,101 @@ def campaign_capacity(
     limits = [*campaign_limits(campaign), *COMPANIONS] if with_limits else []
     watched = watched_series(runs, limits) if limits else {}
     windows: list[Window] = []
-    # Limit series get negative keys (step ids are positive): one query serves both.
+    # The chosen counter's windows get positive keys, one per step and server; limit series get
+    # negative keys: one query serves both.
+    keys: dict[int, tuple[int, int]] = {}  # key -> (step, server host)
     extra_keys: dict[int, tuple[int, int]] = {}
-    shared: list[tuple[int, int]] = []  # (step, series) a limit reads from the chosen counter's windows
+    shared: list[
+        tuple[int, int, int]
+    ] = []  # (key, step, series) a limit reads from the chosen counter's windows
     for run in runs:
-        extra = sorted(extra_series(watched.get(run.pk, [])))
-        if len(series_of[run.pk]) == 1 and series_of[run.pk][0] in extra:
-            extra.remove(series_of[run.pk][0])
-            shared.extend((step.pk, series_of[run.pk][0]) for step in run.steps.all())
+        extra = extra_series(watched.get(run.pk, []))
+        reused = {sids[0] for sids in series_of[run.pk].values() if len(sids) == 1 and sids[0] in extra}
         for step in run.steps.all():
             window = _window(step, trim)
             if window is None:
                 continue
-            windows.extend(Window(step.pk, sid, window[0], window[1]) for sid in series_of[run.pk])
-            for sid in extra:
+            for host_id, sids in series_of[run.pk].items():
+                keys[len(keys) + 1] = (step.pk, host_id)
+                windows.extend(Window(len(keys), sid, window[0], window[1]) for sid in sids)
+                shared.extend((len(keys), step.pk, sid) for sid in sids if sid in reused)
+            for sid in sorted(extra - reused):
                 extra_keys[-(len(extra_keys) + 1)] = (step.pk, sid)
                 windows.append(Window(-len(extra_keys), sid, window[0], window[1]))
     found = window_stats(windows)
     p95 = window_p95([w for w in windows if w.key > 0]) if stat == "p95" else {}
-    stats: dict[int, tuple[int, float, float, float]] = {
-        key: (s.samples, s.average, s.maximum, p95.get(key, float("nan")))
-        for key, s in found.items()
-        if key > 0
-    }
+    stats: dict[int, dict[int, tuple[int, float, float, float]]] = defaultdict(
+        dict
+    )  # step -> server -> stats
+    for key, got in found.items():
+        if key > 0:
+            step_pk, host_id = keys[key]
+            stats[step_pk][host_id] = (got.samples, got.average, got.maximum, p95.get(key, float("nan")))
     averages = {extra_keys[key]: s.average for key, s in found.items() if key < 0}
-    averages.update({(step, sid): found[step].average for step, sid in shared if step in found})
+    averages.update({(step, sid): found[key].average for key, step, sid in shared if key in found})
     overloaded = _overloaded_steps(runs)
 
     by_scenario: dict[int, list[Run]] = defaultdict(list)
     for run in runs:
         by_scenario[run.scenario_id].append(run)
+    names = dict(
+        Host.objects.filter(pk__in={h for on in series_of.values() for h in on}).values_list("pk", "name")
+    )
     results = []
     for runs_of_scenario in by_scenario.values():
         scenario = runs_of_scenario[0].scenario
-        per_users: dict[int, list[tuple[int, float, float, float, bool]]] = defaultdict(list)
-        curves: list[RunCurve] = []
-        for run in runs_of_scenario:
-            curve: RunCurve = {}
-            for step in run.steps.all():
-                got = stats.get(step.pk)
-                if got is None and step.pk not in overloaded:
-                    continue
-                n, avg, mx, q95 = got if got is not None else (0, float("nan"), float("nan"), float("nan"))
-                per_users[step.users].append((n, avg, mx, q95, step.pk in overloaded))
-                value = {"avg": avg, "max": mx, "p95": q95}[stat]
-                curve[step.users] = (None if n == 0 or math.isnan(value) else value, step.pk in overloaded)
-            if curve:
-                curves.append(curve)
-        rows = [_combine(users, values) for users, values in sorted(per_users.items())]
-        result = _assess(scenario.pk, scenario.label, scenario.dims, rows, curves, stat, threshold)
+        split = several_servers(runs_of_scenario, series_of)
+        servers = sorted({h for run in runs_of_scenario for h in series_of[run.pk]}) if split else [None]
+        found_per_server = []
+        for server in servers:
+            result = _scenario_on(scenario, runs_of_scenario, stats, overloaded, server, stat, threshold)
+            on = (
+                [server] if server is not None else {h for run in runs_of_scenario for h in series_of[run.pk]}
+            )
+            result.host = ", ".join(sorted(names[h] for h in on))
+            found_per_server.append(result)
+        result = _deciding(found_per_server) if split else found_per_server[0]
+        if split:
+            result.per_host = found_per_server
         result.run_ids = [run.pk for run in runs_of_scenario]
         result.counter = counter.path
         result.limits, result.companions = scenario_limits(
-            runs_of_scenario, watched, averages, overloaded, limits
+            runs_of_scenario, watched, averages, overloaded, limits, split
         )
         results.append(result)
     return results
+
+
+def _scenario_on(
+    scenario: Any,
+    runs: list[Run],
+    stats: Mapping[int, Mapping[int, tuple[int, float, float, float]]],
+    overloaded: set[int],
+    server: int | None,
+    stat: Stat,
+    threshold: float,
+) -> ScenarioCapacity:
+    """The capacity of one scenario from one server's windows (``server``), or from every server's
+    when each run has one (``None``: repeated runs, wherever they ran, are averaged per user count)."""
+    per_users: dict[int, list[tuple[int, float, float, float, bool]]] = defaultdict(list)
+    curves: list[RunCurve] = []
+    for run in runs:
+        curve: RunCurve = {}
+        for step in run.steps.all():
+            on = stats.get(step.pk, {})
+            got = next(iter(on.values()), None) if server is None else on.get(server)
+            if got is None and step.pk not in overloaded:
+                continue
+            n, avg, mx, q95 = got if got is not None else (0, float("nan"), float("nan"), float("nan"))
+            per_users[step.users].append((n, avg, mx, q95, step.pk in overloaded))
+            value = {"avg": avg, "max": mx, "p95": q95}[stat]
+            curve[step.users] = (None if n == 0 or math.isnan(value) else value, step.pk in overloaded)
+        if curve:
+            curves.append(curve)
+    rows = [_combine(users, values) for users, values in sorted(per_users.items())]
+    result = _assess(scenario.pk, scenario.label, scenario.dims, rows, curves, stat, threshold)
+    result.stat = stat
+    return result
 
 
 def _assess(

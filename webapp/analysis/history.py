@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp.analysis.capacity import ScenarioCapacity, Stat, campaign_capacity
-from webapp.analysis.compare import ALPHA, RATE_UNITS, metric_values
+from webapp.analysis.compare import ALPHA, metric_values
 from webapp.analysis.counters import CounterRef
+from webapp.analysis.hosts import kind
 from webapp.analysis.metric_groups import execution_label, metric_group, metric_label
 from webapp.analysis.stats import judged, mean, verdict, welch_p_value
 from webapp.analysis.uncertainty import difference
@@ -62,7 +63,7 @@ def ordered_campaigns(series: Series) -> list[Campaign]:
 def sense(unit: str, metric: str) -> str | None:
     """``"higher"`` or ``"lower"`` is better for this figure; None when it cannot be told."""
     name = metric.lower()
-    if unit in RATE_UNITS or name.endswith((".iops", ".mbps")):
+    if kind(metric, unit) == "rate":
         return "higher"
     if unit in TIME_UNITS or "lat" in name or "duration" in name:
         return "lower"
@@ -119,7 +120,7 @@ def headline_results(campaign: Campaign) -> list[Result]:
             unit,
             values,
         )
-        for sid, name, subject, params, tool, unit, values in metric_values(campaign)
+        for sid, name, subject, params, tool, unit, values, _ in metric_values(campaign)
         if metric_group(tool, name, subject) == "headline"
     ]
 

@@ -95,6 +95,7 @@ class Watched:
     path: str
     reference_id: int | None  # network: the adapter's Current Bandwidth series
     level: float  # the limit in the compared unit (network: percent of bandwidth)
+    host: str = ""  # the server the series is on
 
 
 def watched_series(runs: Sequence[Run], limits: Sequence[Limit]) -> dict[int, list[Watched]]:
@@ -126,7 +127,9 @@ def watched_series(runs: Sequence[Run], limits: Sequence[Limit]) -> dict[int, li
                 level = lim.percent / 100.0 * float(memory)
             instance = f"({series.instance})" if series.instance else ""
             path = f"\\{series.object}{instance}\\{series.counter}"
-            by_host[series.host_id].append(Watched(lim, series.pk, path, reference, level))
+            by_host[series.host_id].append(
+                Watched(lim, series.pk, path, reference, level, hosts[series.host_id].name)
+            )
     return {
         run_pk: [w for h in found_hosts for w in by_host[h.pk]] for run_pk, found_hosts in servers.items()
     }
@@ -145,6 +148,7 @@ class ResourceUsers:
     above: bool
     saturation: Saturation
     interval: tuple[float, float] | None = None  # the steps around the crossing (of the runs' mean)
+    host: str = ""  # the server whose counter this is ("A, B" when repeated runs ran on different ones)
 
     @property
     def reached(self) -> bool:
@@ -160,6 +164,7 @@ class ResourceUsers:
             "bound": self.saturation.bound,
             "text": self.saturation.text,
             "interval": list(self.interval) if self.interval else None,
+            "host": self.host,
         }
 
 
@@ -181,30 +186,52 @@ def scenario_limits(
     averages: Mapping[tuple[int, int], float],
     overloaded: set[int],
     limits: Sequence[Limit],
+    per_server: bool = False,
 ) -> tuple[list[ResourceUsers], dict[str, dict[int, float]]]:
     """Users before each limit for one scenario's runs, smallest first (not reached last).
 
-    Also the companions' step averages per user count (resource -> users -> mean of runs).
+    A server's counter is never averaged with another server's: with ``per_server`` (a run
+    held several servers) each server's series is its own curve, named by its ``host``;
+    otherwise repeated runs are averaged per user count, wherever each ran. Also the
+    companions' step averages per user count (resource -> users -> mean of runs).
     """
-    curves: dict[tuple[str, str], tuple[Watched, dict[int, list[float]]]] = {}
+    curves: dict[tuple[str, str, str], tuple[Watched, dict[int, list[float]]]] = {}
+    hosts: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for run in runs:
         for w in watched.get(run.pk, ()):
-            _, per_users = curves.setdefault((w.limit.resource, w.path), (w, defaultdict(list)))
+            key = (w.limit.resource, w.path, w.host if per_server else "")
+            _, per_users = curves.setdefault(key, (w, defaultdict(list)))
+            hosts[key].add(w.host)
             for step in run.steps.all():
                 value = _value(w, step.pk, averages)
                 if value is not None:
                     per_users[step.users].append(value)
     results = []
     companions: dict[str, dict[int, float]] = {}
-    for (resource, path), (w, per_users) in curves.items():
+    for key, (w, per_users) in curves.items():
+        resource, path, _ = key
         points = [StepStat(u, sum(v) / len(v)) for u, v in sorted(per_users.items())]
         if resource in COMPANION_RESOURCES:
-            companions[resource] = {p.users: p.value for p in points if p.value is not None}
+            if per_server:  # the fleet's IOPS: every server's step averages summed (analysis.hosts: a rate)
+                into = companions.setdefault(resource, {})
+                for p in points:
+                    if p.value is not None:
+                        into[p.users] = into.get(p.users, 0.0) + p.value
+            else:
+                companions[resource] = {p.users: p.value for p in points if p.value is not None}
             continue
         level = w.level if w.limit.above else -w.level
         found = saturation_point(points, level)
         results.append(
-            ResourceUsers(resource, path, w.level, w.limit.above, found, step_bounds(points, found))
+            ResourceUsers(
+                resource,
+                path,
+                w.level,
+                w.limit.above,
+                found,
+                step_bounds(points, found),
+                ", ".join(sorted(hosts[key])),
+            )
         )
     if any(lim.resource == "overload" for lim in limits):
         flags: dict[int, bool] = defaultdict(bool)
@@ -216,7 +243,9 @@ def scenario_limits(
             results.append(
                 ResourceUsers("overload", "FSCT overload", 0.0, True, saturation_point(points, 1.0))
             )
-    ordered = sorted(results, key=lambda r: (r.saturation.users if r.reached else math.inf, r.resource))
+    ordered = sorted(
+        results, key=lambda r: (r.saturation.users if r.reached else math.inf, r.resource, r.host)
+    )
     return ordered, companions
 
 
@@ -226,7 +255,12 @@ def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, d
     if not reached:
         return None, None
     first = reached[0]
-    head = {"resource": first.resource, "counter": first.counter, "users": first.saturation.users}
+    head = {
+        "resource": first.resource,
+        "counter": first.counter,
+        "users": first.saturation.users,
+        "host": first.host,
+    }
     others = [r for r in reached if r.resource != first.resource]
     if not others:
         return head, None
@@ -237,6 +271,7 @@ def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, d
         "counter": second.counter,
         "users": second.saturation.users,
         "margin": margin,
+        "host": second.host,
     }
 
 
@@ -259,7 +294,11 @@ def limit_text(limit: Mapping[str, Any]) -> str:
 
 
 def binding(
-    results: Sequence[ResourceUsers], own: Saturation, counter: str, interval: tuple[float, float] | None
+    results: Sequence[ResourceUsers],
+    own: Saturation,
+    counter: str,
+    interval: tuple[float, float] | None,
+    host: str = "",
 ) -> dict[str, Any]:
     """Who decides the users per server: the chosen counter at its threshold, or a limit reached first.
 
@@ -267,7 +306,8 @@ def binding(
     Not reached in the tested range, the most users tested stand in for the
     counter's point; already past it at the first step, the counter decides.
     ``by`` is ``"target"`` (the chosen counter) or ``"limit"``; ``resource`` names
-    the counter by its row in the limit table when it has one, else ``"counter"``;
+    the counter by its row in the limit table when it has one, else ``"counter"``; ``host`` the
+    server it was reached on (``""``: the run's one server);
     ``interval`` is the deciding figure's (``interval`` given: the counter's).
     """
     name = next((r.resource for r in results if r.counter == counter), "counter")
@@ -276,6 +316,7 @@ def binding(
         "counter": counter,
         "users": own.users,
         "bound": own.bound,
+        "host": host,
         "by": "target",
         "interval": list(interval) if interval else None,
     }
@@ -290,6 +331,7 @@ def binding(
         "counter": first.counter,
         "users": first.saturation.users,
         "bound": first.saturation.bound,
+        "host": first.host,
         "by": "limit",
         "limit": first.limit,
         "interval": list(first.interval) if first.interval else None,

@@ -33,8 +33,20 @@ def add_run(
         name=name or f"run-{Run.objects.count()}",
         tool="perfmon",
     )
+    for index, count in enumerate(users):
+        began = DAY + timedelta(days=day, minutes=12 * index)
+        RunStep.objects.create(run=run, users=count, started_at=began, ended_at=began + timedelta(minutes=10))
+    return add_server(run, server, levels)
+
+
+def add_server(run: Run, server: Host | str, levels: Mapping[str, Sequence[float]]) -> Run:
+    """``server``'s counters in ``run`` at ``levels`` (one per load step, 20 samples per step)."""
+    if isinstance(server, str):
+        server, _ = Host.objects.get_or_create(
+            project=run.campaign.project, name=server, defaults={"role": Host.Role.SERVER}
+        )
     run.hosts.add(server)
-    start = DAY + timedelta(days=day)
+    start = run.steps.order_by("started_at")[0].started_at
     samples = []
     for path, values in levels.items():
         obj, rest = path.strip("\\").split("\\", 1)[0], path.strip("\\").split("\\", 1)[1]
@@ -50,9 +62,6 @@ def add_run(
                 CounterSample(series=series, time=began + timedelta(seconds=30 * i), value=level, upload_id=0)
                 for i in range(20)
             ]
-    for index, count in enumerate(users):
-        began = start + timedelta(minutes=12 * index)
-        RunStep.objects.create(run=run, users=count, started_at=began, ended_at=began + timedelta(minutes=10))
     CounterSample.objects.bulk_create(samples)
     # As the loader leaves it: the range is dirty, so reads are exact from the raw samples.
     RollupDirty.objects.create(start=start, end=start + timedelta(hours=2))

@@ -57,6 +57,7 @@ def test_every_limit_gets_its_own_users_and_the_smallest_is_limiting(client, stu
         "resource": "disk_latency",
         "counter": "\\PhysicalDisk(0 C:)\\Avg. Disk sec/Transfer",
         "users": pytest.approx(416.667, abs=1e-3),
+        "host": "FS01",  # the server it was reached on
     }
     runner = scenario["runner_up"]
     assert runner["resource"] == "memory"
@@ -80,6 +81,7 @@ def test_the_campaigns_own_limit_table_replaces_the_defaults(client, study):
         "counter": "\\Processor(_Total)\\% Processor Time",
         "users": pytest.approx(450.0),
         "margin": pytest.approx(12.5),
+        "host": "FS01",
     }
 
 
@@ -98,7 +100,12 @@ def test_memory_without_installed_size_uses_the_floor_and_fsct_overload_counts(c
     memory = next(r for r in scenario["limits"] if r["resource"] == "memory")
     # Floor 512 MB: 1,000 MB at 400 users, 500 at 500 -> 400 + 488/500 x 100.
     assert memory["limit"] == 512.0 and memory["users"] == pytest.approx(497.6)
-    assert scenario["limiting"] == {"resource": "overload", "counter": "FSCT overload", "users": 300.0}
+    assert scenario["limiting"] == {
+        "resource": "overload",
+        "counter": "FSCT overload",
+        "users": 300.0,
+        "host": "",  # FSCT's own figure, not a server's counter
+    }
 
 
 def test_the_admin_writes_the_default_limits_for_editing(client, study):
@@ -126,6 +133,7 @@ def test_the_binding_figure_is_the_lowest_of_the_counter_at_its_threshold_and_ev
         "counter": "\\PhysicalDisk(0 C:)\\Avg. Disk sec/Transfer",
         "users": pytest.approx(400 + 100 / 6),
         "bound": "interpolated",
+        "host": "FS01",
         "by": "limit",
         "limit": 0.02,
         "interval": [400.0, 500.0],
@@ -138,6 +146,7 @@ def test_the_binding_figure_is_the_lowest_of_the_counter_at_its_threshold_and_ev
         "counter": "\\Processor(_Total)\\% Processor Time",
         "users": pytest.approx(250.0),
         "bound": "interpolated",
+        "host": "FS01",
         "by": "target",
         "interval": [200.0, 300.0],
     }

@@ -131,6 +131,7 @@ def test_a_disk_queue_limit_reached_before_the_target_decides_the_users_per_serv
         "counter": QUEUE,
         "users": pytest.approx(175.0),
         "bound": "interpolated",
+        "host": "FS02",
         "by": "limit",
         "limit": 10.0,
         "interval": [100.0, 200.0],

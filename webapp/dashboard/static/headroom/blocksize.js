@@ -137,7 +137,7 @@
     });
     return out;
   }
-  perHostBox.addEventListener("change", draw);
+  P.perHost(perHostBox, draw);
   perHostBox.disabled = !points.some(function (p) { return p.hosts > 1; });
   directionSelect.addEventListener("change", draw);
   latencySelect.addEventListener("change", draw);

@@ -120,7 +120,9 @@
 
   function limitingText(s) {
     if (!s.limiting) return "";
-    const text = s.limiting.resource.replace(/_/g, " ") + " at " + P.fmt(s.limiting.users, 0);
+    // A run with several servers: say which one reached it (their counters are never averaged).
+    const on = s.per_host && s.per_host.length && s.limiting.host ? " on " + s.limiting.host : "";
+    const text = s.limiting.resource.replace(/_/g, " ") + on + " at " + P.fmt(s.limiting.users, 0);
     if (!s.runner_up) return text;
     return text + ", " + P.fmt(s.runner_up.margin, 0) + " before " + s.runner_up.resource.replace(/_/g, " ");
   }

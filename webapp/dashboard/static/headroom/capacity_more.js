@@ -25,14 +25,16 @@
       P.located(s.limits || [], s._at + "/limits");
       (s.limits || []).forEach(function (limit) {
         rows.push({ _at: limit._at, name: names[s.scenario], resource: name(limit.resource), counter: limit.counter,
-          limit: limit.limit, users: limit.users, text: limit.text,
-          attrs: { "data-limiting": s.limiting && s.limiting.counter === limit.counter ? "yes" : "no" } });
+          host: limit.host, limit: limit.limit, users: limit.users, text: limit.text,
+          attrs: { "data-limiting": s.limiting && s.limiting.counter === limit.counter &&
+            s.limiting.host === limit.host ? "yes" : "no" } });
       });
     });
     document.getElementById("limits-table").replaceChildren(rows.length ? P.table([
       { key: "name", label: "Scenario", cellClass: "nowrap" },
       { key: "resource", label: "Resource" },
       { key: "counter", label: "Counter", cellClass: "counter" },
+      { key: "host", label: "Server" },
       { key: "limit", label: "Limit", num: true, format: function (v) { return P.fmt(v, 3); }, figure: P.field("") },
       { key: "text", label: "Users before the limit", num: true, sort: function (v, row) { return row.users; },
         figure: P.field("") },

@@ -13,6 +13,7 @@
   const status = document.getElementById("status");
   const card = P.chartCard("slot-factors", { title: "Factor vs baseline", filename: "factors.csv", size: "tall" });
   const box = card.canvas.parentElement;
+  const perHostBox = document.getElementById("f-per-host");
 
   function rowKey(r) {
     // Like with like: the execution's parameters (block size, mix, depth) are part of the row.
@@ -59,6 +60,60 @@
 
   function factorFigure(r) {
     return r ? { at: r._at + "/factor", unit: "×", value: r.factor } : null;
+  }
+
+  let lastDetails = [];
+
+  // One row per result; with "Per host", each host's own mean follows a result that several hosts made.
+  function detailRows() {
+    const out = [];
+    lastDetails.forEach(function (r) {
+      out.push(Object.assign({ host: r.hosts }, r));
+      if (!perHostBox.checked || r.per_host.length < 2) return;
+      r.per_host.forEach(function (pair, index) {
+        out.push(Object.assign({}, r, { host: pair[0], mean: pair[1], n: null, stdev: null, min: null, max: null,
+          factor: null, p_value: null, significant: null, combined: "one host", onHost: index }));
+      });
+    });
+    return out;
+  }
+
+  function drawDetails() {
+    const details = detailRows();
+    const number = function (v, r) { return v === null ? "" : U.number(v, r.unit, rowUnit(r)); };
+    const own = function (unit) {
+      return function (v, r, key) { return r.onHost === undefined && v !== null ? P.field(unit)(v, r, key) : null; };
+    };
+    const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
+    const hosts = details.some(function (r) { return r.hosts > 1; }) ? [
+      { key: "host", label: "Hosts", figure: function (v, r) { return r.onHost === undefined ? P.field("", "hosts")(v, r)
+        : null; } },
+      { key: "combined", label: "Hosts combined by" },
+    ] : [];
+    document.getElementById("detail-table").replaceChildren(P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "metric", label: "Metric" },
+    ].concat(subjects, [
+      { key: "n", label: "n", num: true, figure: own("") },
+      { key: "mean", label: "Mean", num: true, format: number, figure: function (v, r, key) {
+        return r.onHost === undefined ? P.field(stored)(v, r, key) :
+          { at: r._at + "/per_host/" + r.onHost + "/1", unit: r.unit, value: v }; } },
+      { key: "stdev", label: "Stdev", num: true, format: number, figure: own(stored) },
+      { key: "min", label: "Min", num: true, format: number, figure: own(stored) },
+      { key: "max", label: "Max", num: true, format: number, figure: own(stored) },
+      { key: "unit", label: "Unit", format: function (v, r) { return rowUnit(r); } },
+      { key: "execution", label: "Parameters", cellClass: "nowrap" },
+    ], hosts, [
+      { key: "factor", label: "Factor", num: true, format: function (v, r) {
+        return r.onHost !== undefined ? "" : r.matched ? factorText(r) :
+          "not compared (no baseline execution with these parameters)"; },
+        figure: function (v, r) { return r.matched && r.onHost === undefined ? P.field("×")(v, r, "factor") : null; } },
+      { key: "p_value", label: "p (Welch)", num: true,
+        format: function (v, r) { return r.is_baseline || !r.matched || r.onHost !== undefined ? "" :
+          v === null ? r.verdict : pText(v); },
+        figure: function (v, r) { return r.is_baseline || !r.matched || v === null ? null : P.field("")(v, r, "p_value"); } },
+      { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
+    ]), details));
   }
 
   function render(data, api) {
@@ -147,30 +202,11 @@
     }
 
     const shown = [data.baseline.scenario].concat(comparedIds);
-    const details = results.filter(function (r) { return shown.indexOf(r.scenario) >= 0; }).map(function (r) {
+    lastDetails = results.filter(function (r) { return shown.indexOf(r.scenario) >= 0; }).map(function (r) {
       return Object.assign({ name: r.is_baseline ? "baseline" : names[r.scenario] }, r);
     });
-    const number = function (v, r) { return U.number(v, r.unit, rowUnit(r)); };
-    const subjects = details.some(function (r) { return r.subject; }) ? [{ key: "subject", label: "Subject" }] : [];
-    document.getElementById("detail-table").replaceChildren(P.table([
-      { key: "name", label: "Scenario", cellClass: "nowrap" },
-      { key: "metric", label: "Metric" },
-    ].concat(subjects, [
-      { key: "n", label: "n", num: true, figure: P.field("") },
-      { key: "mean", label: "Mean", num: true, format: number, figure: P.field(stored) },
-      { key: "stdev", label: "Stdev", num: true, format: number, figure: P.field(stored) },
-      { key: "min", label: "Min", num: true, format: number, figure: P.field(stored) },
-      { key: "max", label: "Max", num: true, format: number, figure: P.field(stored) },
-      { key: "unit", label: "Unit", format: function (v, r) { return rowUnit(r); } },
-      { key: "execution", label: "Parameters", cellClass: "nowrap" },
-      { key: "factor", label: "Factor", num: true, format: function (v, r) {
-        return r.matched ? factorText(r) : "not compared (no baseline execution with these parameters)"; },
-        figure: function (v, r) { return r.matched ? P.field("×")(v, r, "factor") : null; } },
-      { key: "p_value", label: "p (Welch)", num: true,
-        format: function (v, r) { return r.is_baseline || !r.matched ? "" : v === null ? r.verdict : pText(v); },
-        figure: function (v, r) { return r.is_baseline || !r.matched || v === null ? null : P.field("")(v, r, "p_value"); } },
-      { key: "significant", label: "p < 0.05", format: function (v) { return v ? "*" : ""; }, cellClass: "sig" },
-    ]), details));
+    perHostBox.disabled = !lastDetails.some(function (r) { return r.hosts > 1; });
+    drawDetails();
     document.getElementById("method-text").textContent = "Values are pooled per scenario and metric across runs " +
       "and repetitions; " + data.method + ".";
     status.textContent = metricKeys.length + " metrics of the baseline · " + comparedIds.length +
@@ -183,6 +219,7 @@
     const query = new URLSearchParams({ baseline: form.elements.baseline.value, metric: form.elements.metric.value });
     const address = new URLSearchParams(query);
     address.set("show", form.elements.show.value);
+    if (perHostBox.checked) address.set("hosts", "1");
     history.replaceState(null, "", "?" + address.toString());
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";
@@ -202,5 +239,6 @@
   form.elements.baseline.addEventListener("change", load);
   form.elements.metric.addEventListener("change", load);
   form.elements.show.addEventListener("change", load);
+  P.perHost(perHostBox, drawDetails);
   load();
 })();

@@ -62,26 +62,65 @@
         options: { layout: { padding: { right: 140 } }, plugins: { legend: { display: true } },
           scales: { y: { ticks: { callback: shortTicks } } } },
       });
-    }, ["technique", "dataset", "options", "rounds", "mean_s", "stdev_s", "min_s", "max_s"], timed.map(function (c) {
+    }, ["technique", "dataset", "options", "rounds", "mean_s", "stdev_s", "min_s", "max_s", "hosts", "combined"],
+    timed.map(function (c) {
       return { technique: c.technique, dataset: c.dataset, options: c.options, rounds: c.n, mean_s: c.mean_s,
-        stdev_s: c.stdev_s, min_s: c.min_s, max_s: c.max_s };
+        stdev_s: c.stdev_s, min_s: c.min_s, max_s: c.max_s, hosts: c.hosts, combined: c.combined };
     }));
   }
 
   const time = function (v) { return duration(v); };
-  document.getElementById("times-table").replaceChildren(P.table([
-    { key: "technique", label: "Technique" },
-    { key: "dataset", label: "Data set", cellClass: "path" },
-    { key: "options", label: "Options", cellClass: "mono path" },
-    { key: "n", label: "Rounds", num: true, figure: P.field("") },
-    { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
-    { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
-    { key: "min_s", label: "Fastest", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
-    { key: "max_s", label: "Slowest", num: true, format: time, cellClass: "nowrap", figure: P.field("s") },
-    { key: "seconds", label: "Each round", format: function (v) { return v.map(duration).join(", "); },
-      figure: function (v, row) { return { at: v.map(function (x, i) { return row._at + "/seconds/" + i; }).join(" "),
-        unit: v.map(function () { return "s"; }).join("|"), value: v.length === 1 ? v[0] : null }; } },
-  ], configs));
+  const perHostBox = document.getElementById("f-per-host");
+  // A printed figure of the row, or, on a host's own row, that host's entry in per_host.
+  function own(unit) {
+    return function (v, row, key) {
+      return row.onHost === undefined ? P.field(unit)(v, row, key) : null;
+    };
+  }
+  function hostFigure(unit) {
+    return function (v, row, key) {
+      return row.onHost === undefined ? P.field(unit)(v, row, key) :
+        { at: row._at + "/per_host/" + row.onHost + "/1", unit: typeof unit === "function" ? unit(row) : unit, value: v };
+    };
+  }
+  // With "Per host", each host's own figure follows a row that several hosts made.
+  function withHosts(list, field) {
+    const out = [];
+    list.forEach(function (row) {
+      out.push(Object.assign({ host: row.hosts }, row));
+      if (!perHostBox.checked || row.per_host.length < 2) return;
+      row.per_host.forEach(function (pair, index) {
+        const mine = { host: pair[0], n: null, combined: "one host", onHost: index };
+        mine[field] = pair[1];
+        out.push(Object.assign({}, row, mine, field === "mean_s" ?
+          { stdev_s: null, min_s: null, max_s: null, seconds: [] } : {}));
+      });
+    });
+    return out;
+  }
+  const several = configs.some(function (c) { return c.hosts > 1; }) || data.figures.some(function (f) { return f.hosts > 1; });
+  perHostBox.disabled = !several;
+  const hostColumns = several ? [
+    { key: "host", label: "Hosts",
+      figure: function (v, row) { return row.onHost === undefined ? P.field("", "hosts")(v, row) : null; } },
+    { key: "combined", label: "Hosts combined by" },
+  ] : [];
+
+  function drawTimes() {
+    document.getElementById("times-table").replaceChildren(P.table([
+      { key: "technique", label: "Technique" },
+      { key: "dataset", label: "Data set", cellClass: "path" },
+      { key: "options", label: "Options", cellClass: "mono path" },
+      { key: "n", label: "Rounds", num: true, figure: own("") },
+      { key: "mean_s", label: "Mean", num: true, format: time, cellClass: "nowrap", figure: hostFigure("s") },
+      { key: "stdev_s", label: "Stdev", num: true, format: time, cellClass: "nowrap", figure: own("s") },
+      { key: "min_s", label: "Fastest", num: true, format: time, cellClass: "nowrap", figure: own("s") },
+      { key: "max_s", label: "Slowest", num: true, format: time, cellClass: "nowrap", figure: own("s") },
+      { key: "seconds", label: "Each round", format: function (v) { return v.map(duration).join(", "); },
+        figure: function (v, row) { return v.length ? { at: v.map(function (x, i) { return row._at + "/seconds/" + i; }).join(" "),
+          unit: v.map(function () { return "s"; }).join("|"), value: v.length === 1 ? v[0] : null } : null; } },
+    ].concat(hostColumns), withHosts(configs, "mean_s")));
+  }
 
   const resources = data.resources;
   const resourceCard = P.chartCard("slot-resources", { title: "Processor time during the copies",
@@ -117,21 +156,29 @@
     document.getElementById("resources-table").replaceChildren(P.el("p", { className: "empty-state",
       text: "No counter samples on the copy hosts during the copies: upload the hosts' perfmon logs to see CPU and memory here." }));
   }
-  if (data.figures.length) {
+  function drawFigures() {
+    if (!data.figures.length) {
+      document.getElementById("figures-card").hidden = true;
+      return;
+    }
     document.getElementById("figures-table").replaceChildren(P.table([
       { key: "technique", label: "Technique" },
       { key: "dataset", label: "Data set", cellClass: "path" },
       { key: "metric", label: "Figure" },
       { key: "subject", label: "Subject" },
       { key: "mean", label: "Mean", num: true, format: function (v) { return P.fmt(v, 2); },
-        figure: P.field(function (row) { return row.unit; }) },
+        figure: hostFigure(function (row) { return row.unit; }) },
       { key: "unit", label: "Unit" },
-      { key: "n", label: "n", num: true, figure: P.field("") },
-    ], data.figures.map(function (f) {
+      { key: "n", label: "n", num: true, figure: own("") },
+    ].concat(hostColumns), withHosts(data.figures.map(function (f) {
       return Object.assign({ technique: configs[f.configuration].technique, dataset: configs[f.configuration].dataset }, f);
-    })));
-  } else {
-    document.getElementById("figures-card").hidden = true;
+    }), "mean")));
   }
+  function drawTables() {
+    drawTimes();
+    drawFigures();
+  }
+  P.perHost(perHostBox, drawTables);
+  drawTables();
   document.body.setAttribute("data-state", "ready");
 })();

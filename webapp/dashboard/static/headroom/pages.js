@@ -13,9 +13,12 @@
  *                                       key by default); unit: the API's unit, or a function of the row
  *   HeadroomPages.varyingDims(list)     dimension keys whose values differ across scenarios
  *   HeadroomPages.shortLabel(dims, keys)
+ *   HeadroomPages.perHost(box, redraw) the "Per host" checkbox: ticked by ?hosts=1 in the address, which
+ *                                       it keeps in step; redraw() on change (block size, compare, copies)
  *   HeadroomPages.middleCut(text, most) a long path as its start, "…" and its end, at most `most` characters
  *   HeadroomPages.barLabels             Chart.js plugin (registered for every chart): draws
- *                                       dataset.barText[i] above each bar, beside it when horizontal
+ *                                       dataset.barText[i] above each bar, beside it when horizontal,
+ *                                       smaller or left out rather than over another (chart.barLabelBoxes)
  *
  * On load it also makes every table.sortable sortable, asks before submitting
  * a form with data-confirm (no inline handlers: the CSP forbids them) and
@@ -269,6 +272,14 @@
 
   // Draws dataset.barText[i] above (or beside, for horizontal charts) each bar,
   // past the end of its whisker (dataset.errorBars[i]) when it has one.
+  // Label boxes never overlap: a label that would touch one already drawn (neighbouring bars narrower
+  // than their figures, on a phone) is drawn smaller, and left out if it still would; the figure stays
+  // in the chart's table and tooltip. The boxes drawn are kept on chart.barLabelBoxes (tests read them).
+  const LABEL_FONTS = [11, 9];
+  function overlaps(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+
   const barLabels = {
     id: "barLabels",
     afterDatasetsDraw: function (chart) {
@@ -279,8 +290,15 @@
         const range = dataset.errorBars && dataset.errorBars[i];
         return range && range[1] !== null && range[1] !== undefined ? valueScale.getPixelForValue(range[1]) : null;
       }
+      function box(text, x, y, size) {
+        context.font = "600 " + size + "px " + Chart.defaults.font.family;
+        const width = context.measureText(text).width;
+        const left = horizontal ? x : x - width / 2;
+        const top = horizontal ? y - size / 2 : y - size;
+        return { left: left, right: left + width, top: top, bottom: top + size, text: text, size: size };
+      }
+      const drawn = [];
       context.save();
-      context.font = "600 11px " + Chart.defaults.font.family;
       context.fillStyle = "#1f2328";
       chart.data.datasets.forEach(function (dataset, index) {
         const meta = chart.getDatasetMeta(index);
@@ -295,14 +313,21 @@
           context.textAlign = horizontal ? "left" : "center";
           context.textBaseline = horizontal ? "middle" : "bottom";
           const end = whiskerEnd(dataset, i);
-          if (horizontal) {
-            context.fillText(text, (end === null ? bar.x : Math.max(bar.x, end)) + 4, bar.y);
-          } else {
-            context.fillText(text, bar.x, (end === null ? bar.y : Math.min(bar.y, end)) - 3);
+          const x = horizontal ? (end === null ? bar.x : Math.max(bar.x, end)) + 4 : bar.x;
+          const y = horizontal ? bar.y : (end === null ? bar.y : Math.min(bar.y, end)) - 3;
+          const fits = LABEL_FONTS.map(function (size) { return box(text, x, y, size); }).find(function (b) {
+            return !drawn.some(function (other) { return overlaps(b, other); });
+          });
+          if (!fits) {
+            return;
           }
+          context.font = "600 " + fits.size + "px " + Chart.defaults.font.family;
+          context.fillText(text, x, y);
+          drawn.push(fits);
         });
       });
       context.restore();
+      chart.barLabelBoxes = drawn;
     },
   };
 
@@ -342,7 +367,20 @@
     return line.length <= most ? line : line.slice(0, head) + "…" + line.slice(line.length - (most - head - 1));
   }
 
+  // Per-host rows on demand: the box follows ?hosts=1, so a copied address shows what was on screen.
+  function perHost(box, redraw) {
+    box.checked = new URLSearchParams(global.location.search).get("hosts") === "1";
+    box.addEventListener("change", function () {
+      const address = new URLSearchParams(global.location.search);
+      if (box.checked) address.set("hosts", "1"); else address.delete("hosts");
+      const query = address.toString();
+      global.history.replaceState(null, "", query ? "?" + query : global.location.pathname);
+      redraw();
+    });
+  }
+
   global.HeadroomPages = {
+    perHost: perHost,
     el: el,
     pageData: pageData,
     fetchJson: fetchJson,
