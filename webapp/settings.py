@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "webapp.dashboard",
     "webapp.sharing",
     "webapp.ops",
+    "webapp.notify",
     "ninja",  # its static files: /api/v1/docs serves Swagger UI from here, not a CDN
     "axes",  # sign-in lockouts (webapp/accounts)
 ]
@@ -254,6 +255,8 @@ CELERY_TASK_ROUTES = {
     "workers.tasks.refresh_rollups": {"queue": "maintenance"},
     "workers.tasks.sweep_uploads": {"queue": "maintenance"},
     "workers.tasks.expire_raw_samples": {"queue": "maintenance"},
+    "webapp.notify.tasks.recompute_campaign": {"queue": "maintenance"},
+    "webapp.notify.tasks.deliver": {"queue": "maintenance"},
 }
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -269,6 +272,24 @@ INGEST_MAX_RETRIES = env_int("HEADROOM_INGEST_MAX_RETRIES", 8, minimum=0)
 SWEEP_AFTER_SECONDS = env_int("HEADROOM_SWEEP_AFTER_SECONDS", 30, minimum=0)
 # ... and sends an upload still 'queued' after this long again (its message may be lost).
 REQUEUE_AFTER_SECONDS = env_int("HEADROOM_REQUEUE_AFTER_SECONDS", 600, minimum=1)
+
+# --- Notifications (webapp/notify, docs/notifications.md) ----------------------
+# Links in webhooks and e-mails start with this (e.g. https://headroom.example.com); empty: paths only.
+PUBLIC_URL = env_str("HEADROOM_PUBLIC_URL", "").strip().rstrip("/")
+# Seconds between an upload being stored and its campaign's answers being recomputed:
+# uploads stored meanwhile ride along (one recomputation, at most one notification).
+NOTIFY_DELAY_SECONDS = env_int("HEADROOM_NOTIFY_DELAY_SECONDS", 30, minimum=0)
+# Seconds before each retry of a failed webhook or e-mail; attempts = retries + 1.
+_delays = env_list("HEADROOM_WEBHOOK_RETRY_DELAYS", ["30", "120", "600", "3600"])
+if not all(d.isdigit() for d in _delays):
+    raise ImproperlyConfigured(
+        f"HEADROOM_WEBHOOK_RETRY_DELAYS={','.join(_delays)!r}: expected seconds, e.g. 30,120,600,3600"
+    )
+WEBHOOK_RETRY_DELAYS = [int(d) for d in _delays]
+WEBHOOK_TIMEOUT = env_int("HEADROOM_WEBHOOK_TIMEOUT", 5, minimum=1)
+# Webhooks to loopback, private, link-local and other non-global addresses are refused
+# (a project owner must not reach the server's own network through us). Tests turn it on.
+WEBHOOK_ALLOW_PRIVATE = env_bool("HEADROOM_WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Cache (share-link and API rate limits) ----------------------------------
 CACHE_TABLE = "headroom_cache"

@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/", include("webapp.accounts.urls")),
+    path("accounts/projects/<slug:slug>/notifications/", include("webapp.notify.urls")),
     path("", include("webapp.sharing.urls")),
     path("", include("webapp.dashboard.urls")),
 ]

@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
 app = Celery("headroom")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["workers"])
+app.autodiscover_tasks(["workers", "webapp.notify"])
 
 from workers.heartbeat import HeartbeatStep  # noqa: E402  (needs the app)
 

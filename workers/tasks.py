@@ -19,12 +19,13 @@ import psycopg
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 from django.utils import timezone
 
 from webapp.core import rawstore
 from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
+from webapp.notify import trigger
 from webapp.timeseries import backend
 from webapp.timeseries.models import RollupDirty
 from workers import ingest, retention, testhooks
@@ -121,6 +122,9 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
             ingest.release(upload_id)
         raise self.retry(exc=exc, countdown=backoff(retries)) from exc
     log.info("upload %s stored: %s rows", upload_id, result.rows)
+    # Only a stored upload, once committed, may change a series' answers (webapp.notify).
+    campaign_id = upload.campaign_id
+    transaction.on_commit(lambda: trigger.upload_stored(campaign_id))
     if result.rollups_stale:
         refresh_rollups.apply_async()
     return "stored"

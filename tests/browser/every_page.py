@@ -25,6 +25,7 @@ SIGNED_IN = (
     ("share-links", "/campaigns/demo/shares/"),
     ("tokens", "/accounts/projects/demo/tokens/"),
     ("members", "/accounts/projects/demo/members/"),
+    ("notifications", "/accounts/projects/demo/notifications/"),
     ("projects", "/accounts/projects/"),  # with the form that creates a project (staff)
     ("account", "/accounts/password/"),
 )
