@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from tests.factories import make_campaign, make_token, make_user
 from tests.ingest import ingest_bytes
-from webapp.core.models import WorkerHeartbeat
+from webapp.core.models import Series, WorkerHeartbeat
 from webapp.sharing.models import ShareLink
 from webapp.timeseries.models import CounterSeries
 
@@ -91,6 +91,10 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "sizing": ("get", API_READ),
     "compare": ("get", API_READ),
     "list_series": ("get", API_READ),
+    "series_list": ("get", row(401, 200, 200, 200, 200, 200, 200)),  # each caller lists its own
+    "get_series": ("get", API_READ),
+    "history": ("get", API_READ),
+    "update_series": ("put", row(401, 403, 200, 200, 404, 200, 404)),
     "get_trace": ("get", API_READ),
     "get_correlation": ("get", API_READ),
     "admin": ("get", row(302, 302, 302, 302, 302, 302, 302)),  # staff only
@@ -191,6 +195,9 @@ def world(client, settings):
     ingest_bytes(a, json.dumps(samples).encode(), scenario={"av": "off"}, host="C1", kind="samples")
     series = list(CounterSeries.objects.filter(host__project=a.project).values_list("pk", flat=True))
     assert len(series) == 2
+    # The campaign's own slug names its series too, so one placeholder serves both routes.
+    a.series = Series.objects.create(project=a.project, slug=a.slug, name="Matrix")
+    a.save(update_fields=["series"])
     WorkerHeartbeat.objects.create(hostname="w@test", seen_at=timezone.now())
     users = {role: make_user(a.project, role=role) for role in MEMBERS}
     users["other"] = make_user(b.project, role="owner")
@@ -259,6 +266,8 @@ def body_for(key: str, world) -> tuple[object, str | None]:
             "project": world["a"].project.slug,
         }
         return json.dumps(body), "application/json"
+    if key == "update_series":
+        return json.dumps({"baseline": slug}), "application/json"
     if key == "create_run":
         return json.dumps({"campaign": slug, "name": "matrix-run"}), "application/json"
     if key == "post_steps":
@@ -289,6 +298,9 @@ def test_each_caller_gets_the_expected_status_everywhere(client, world, caller):
             url += "?users=1000&target=60&redundancy=1"
         if method == "get":
             response = client.get(url, **headers)
+        elif method == "put":
+            data, content_type = body_for(key, world)
+            response = client.put(url, data, content_type=content_type, **headers)
         else:
             data, content_type = body_for(key, world)
             extra = {"content_type": content_type} if content_type else {}

@@ -59,7 +59,7 @@ def series_out(request: HttpRequest, series: Series) -> dict[str, Any]:
 
 
 @router.get("/series", auth=any_auth, response={200: dict[str, Any]}, summary="List your series")
-def list_series(request: HttpRequest) -> dict[str, Any]:
+def series_list(request: HttpRequest) -> dict[str, Any]:
     found = Series.objects.filter(project_id__in=caller(request).project_ids).select_related(
         "project", "baseline"
     )
