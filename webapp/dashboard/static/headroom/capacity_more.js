@@ -41,6 +41,30 @@
     ], rows) : P.el("p", { className: "muted", text: "No server counter with a limit in these runs." }));
   }
 
+  // Several servers in one run: each server's own point, on demand (?hosts=1), as Block size and Compare do.
+  const perServerBox = document.getElementById("f-per-host");
+  function drawPerServer(data, names) {
+    const several = data.scenarios.filter(function (s) { return (s.per_host || []).length > 1; });
+    document.getElementById("per-server").hidden = !several.length;
+    const rows = [];
+    several.forEach(function (s) {
+      P.located(s.per_host, s._at + "/per_host");
+      s.per_host.forEach(function (h) {
+        rows.push({ _at: h._at, name: names[s.scenario], host: h.host, saturation_text: h.saturation_text,
+          users: h.saturation_users, bound: name(h.bound), decides: h.host === s.host ? "yes" : "" });
+      });
+    });
+    document.getElementById("per-server-table").replaceChildren(perServerBox.checked && rows.length ? P.table([
+      { key: "name", label: "Scenario", cellClass: "nowrap" },
+      { key: "host", label: "Server" },
+      { key: "saturation_text", label: "Users before the threshold", num: true,
+        sort: function (v, row) { return row.users; }, figure: P.field("") },
+      { key: "bound", label: "How found" },
+      { key: "decides", label: "Decides" },
+    ], rows) : P.el("p", { className: "muted", text: "Tick Per server to list each server's own point." }));
+  }
+  P.perHost(perServerBox, function () { if (latest) drawPerServer(latest.data, latest.names); });
+
   function drawComparisons(data, names) {
     P.located(data.comparisons || [], "/comparisons");
     const rows = (data.comparisons || []).map(function (c) {
@@ -149,10 +173,11 @@
 
   document.addEventListener("capacity:data", function (event) {
     latest = event.detail;
-    ["limits-table", "comparisons-table", "remarks"].forEach(function (id) {
+    ["limits-table", "per-server-table", "comparisons-table", "remarks"].forEach(function (id) {
       document.getElementById(id).setAttribute("data-api", latest.api);
     });
     drawLimits(latest.data, latest.names);
+    drawPerServer(latest.data, latest.names);
     drawComparisons(latest.data, latest.names);
     drawRemarks(latest.data, latest.names);
     loadSizing();
