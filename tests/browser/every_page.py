@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from tests.browser.conftest import Site
 from tests.factories import make_user
+from tests.webapp.dashboard.demo import add_demo_series
 from webapp.core.models import Scenario
 from webapp.sharing import report
+from webapp.sharing.history import history_filters
 from webapp.sharing.models import ShareLink
 
 # (name, path) of the pages a signed-in owner of the demo project sees.
@@ -21,6 +23,7 @@ SIGNED_IN = (
     ("copies", "/campaigns/demo/copies/"),
     ("uploads", "/campaigns/demo/uploads/"),
     ("campaign-settings", "/campaigns/demo/settings/"),
+    ("series-history", "/series/demo-series/history/"),
     ("new-campaign", "/campaigns/new"),
     ("share-links", "/campaigns/demo/shares/"),
     ("tokens", "/accounts/projects/demo/tokens/"),
@@ -45,7 +48,8 @@ class Page:
 
 def every_page(site: Site) -> list[Page]:
     """The pages to walk; makes the signed-in user a staff owner and issues one share link per view (the
-    capacity one with a sizing, the compare one against the app-launch study's unredirected scenario)."""
+    capacity one with a sizing, the compare one against the app-launch study's unredirected scenario, the
+    series history one of the demo and a later campaign, ``add_demo_series``)."""
     user = make_user(site.campaign.project, role="owner")
     user.is_staff = True  # staff may also create projects
     user.save()
@@ -55,6 +59,8 @@ def every_page(site: Site) -> list[Page]:
     ]
     baseline = next(s for s in launches if s.dims.get("redirection") == "none")
     sizing = {"users": 3000, "target": 60, "redundancy": 1}
+    later = add_demo_series(site.campaign)
+    history = history_filters(later, {}, baseline="")
     shares = [
         ("share-overview", ShareLink.issue(site.campaign, "overview", {})[1]),
         ("share-capacity", ShareLink.issue(site.campaign, "capacity", report.capacity_filters(sizing))[1]),
@@ -64,6 +70,7 @@ def every_page(site: Site) -> list[Page]:
         ),
         ("share-blocksize", ShareLink.issue(site.campaign, "blocksize", {})[1]),
         ("share-copies", ShareLink.issue(site.campaign, "copies", {})[1]),
+        ("share-history", ShareLink.issue(later, "history", history)[1]),
     ]
     return [
         *(Page(name, path, True) for name, path in SIGNED_IN),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_per_host_rows import _read_back
 from tests.browser.test_pages import open_page
+from tests.browser.test_per_host_rows import _read_back
 from tests.webapp.analysis.studies import add_run, add_server
 
 pytestmark = pytest.mark.browser

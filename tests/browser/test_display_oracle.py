@@ -79,7 +79,9 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
             check(figure, answers[api])
             marked[item.name] += 1
     assert unmarked == [], "\n".join(unmarked)
-    # Every share report is read back too, its capacity answer, sizing, comparisons and copies among them.
+    # Every share report is read back too, its capacity answer, sizing, comparisons, copies and history among them.
     assert {p.name for p in pages if p.path.startswith("/s/")} <= {n for n, count in marked.items() if count}
-    assert {"capacity", "sizing", "compare", "copies"} <= {a.split("?")[0].rsplit("/", 1)[1] for a in answers}
+    assert {"capacity", "sizing", "compare", "copies", "history"} <= {
+        a.split("?")[0].rsplit("/", 1)[1] for a in answers
+    }
     print(dict(marked))

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from tests.factories import make_campaign, make_token, make_user
 from tests.ingest import ingest_bytes
-from webapp.core.models import Series, WorkerHeartbeat
+from webapp.core.models import Note, Series, WorkerHeartbeat
 from webapp.sharing.models import ShareLink
 from webapp.timeseries.models import CounterSeries
 
@@ -90,11 +90,15 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "capacity": ("get", API_READ),
     "sizing": ("get", API_READ),
     "compare": ("get", API_READ),
-    "list_series": ("get", API_READ),
-    "series_list": ("get", row(401, 200, 200, 200, 200, 200, 200)),  # each caller lists its own
+    "list_series": ("get", API_READ),  # a run's counter series
+    "list_your_series": ("get", row(401, 200, 200, 200, 200, 200, 200)),  # each caller lists its own
     "get_series": ("get", API_READ),
-    "history": ("get", API_READ),
     "update_series": ("put", row(401, 403, 200, 200, 404, 200, 404)),
+    "history": ("get", API_READ),
+    "campaign_history": ("get", API_READ),
+    "list_notes": ("get", API_READ),
+    "create_note": ("post", row(401, 403, 201, 201, 404, 201, 404)),
+    "delete_note": ("delete", row(401, 403, 204, 204, 404, 204, 404)),
     "get_trace": ("get", API_READ),
     "get_correlation": ("get", API_READ),
     "admin": ("get", row(302, 302, 302, 302, 302, 302, 302)),  # staff only
@@ -148,6 +152,10 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "uploads": ("get", MEMBER_PAGE),
     "reparse-upload": ("post", row(302, 403, 302, 302, 404, 302, 302)),
     "delete-upload": ("post", row(302, 403, 302, 302, 404, 302, 302)),
+    "series-history": ("get", MEMBER_PAGE),
+    "series-baseline": ("post", EDITOR_ACTION),
+    "add-note": ("post", EDITOR_ACTION),
+    "delete-note": ("post", EDITOR_ACTION),
 }
 
 
@@ -199,6 +207,11 @@ def world(client, settings):
     a.series = Series.objects.create(project=a.project, slug=a.slug, name="Matrix")
     a.save(update_fields=["series"])
     WorkerHeartbeat.objects.create(hostname="w@test", seen_at=timezone.now())
+    # A series named like the campaign (the routes' one <slug>), holding it; a note on it.
+    a.series = Series.objects.create(project=a.project, slug=a.slug, name="A's series")
+    a.save()
+    note = Note.objects.create(project=a.project, campaign=a, text="matrix note")
+    page_note = Note.objects.create(project=a.project, campaign=a, text="removed from the page")
     users = {role: make_user(a.project, role=role) for role in MEMBERS}
     users["other"] = make_user(b.project, role="owner")
     token_a, plain_a = make_token(a.project)
@@ -220,6 +233,8 @@ def world(client, settings):
         "link_id": link_id,
         "shares": shares,
         "series": series,
+        "note_id": note.pk,
+        "page_note_id": page_note.pk,
     }
 
 
@@ -235,6 +250,8 @@ def url_for(route: str, world, caller: str) -> str:
         "<int:token_id>": str(world["token_id"]),
         "<int:member_id>": str(world["member_id"]),
         "<int:link_id>": str(world["link_id"]),
+        "<note_id>": str(world["note_id"]),
+        "<int:note_id>": str(world["page_note_id"]),
         "<uidb64>": "MQ",
         "<token>": "set-password",
         "<str:token>": world["shares"].get(caller, "hs_not-a-real-token-000000000000"),
@@ -274,6 +291,12 @@ def body_for(key: str, world) -> tuple[object, str | None]:
         return json.dumps([{"users": 10, "started_at": "2015-06-01T10:00:00Z"}]), "application/json"
     if key == "new-project":
         return {"slug": "matrix-project", "name": "M"}, None
+    if key == "create_note":
+        return json.dumps({"text": "matrix"}), "application/json"
+    if key == "add-note":
+        return {"text": "matrix"}, None
+    if key == "update_series":
+        return json.dumps({"baseline": ""}), "application/json"
     if key in ("create-token", "create"):
         return {"name": "x", "view": "overview"}, None
     return {}, None
@@ -298,9 +321,10 @@ def test_each_caller_gets_the_expected_status_everywhere(client, world, caller):
             url += "?users=1000&target=60&redundancy=1"
         if method == "get":
             response = client.get(url, **headers)
-        elif method == "put":
+        elif method in ("put", "delete"):
             data, content_type = body_for(key, world)
-            response = client.put(url, data, content_type=content_type, **headers)
+            send = client.put if method == "put" else client.delete
+            response = send(url, data, content_type=content_type or "application/json", **headers)
         else:
             data, content_type = body_for(key, world)
             extra = {"content_type": content_type} if content_type else {}

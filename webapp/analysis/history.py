@@ -33,11 +33,12 @@ from webapp.analysis.capacity import ScenarioCapacity, Stat, campaign_capacity
 from webapp.analysis.compare import ALPHA, metric_values
 from webapp.analysis.counters import CounterRef
 from webapp.analysis.hosts import kind
-from webapp.analysis.metric_groups import execution_label, metric_group, metric_label
+from webapp.analysis.metric_groups import execution_label, metric_group, metric_label, metric_words
 from webapp.analysis.stats import judged, mean, verdict, welch_p_value
 from webapp.analysis.uncertainty import difference
 from webapp.core.models import Campaign, Scenario, Series
 from webapp.core.models.campaigns import dims_key
+from webapp.core.notes import notes_of
 
 SATURATION = "saturation_users"
 TIME_UNITS = frozenset({"ns", "us", "µs", "ms", "s", "sec", "min", "h"})
@@ -88,6 +89,7 @@ class Result:
     params: dict[str, str]
     unit: str
     values: list[float]
+    tool: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, tuple[tuple[str, str], ...]]:
@@ -99,6 +101,7 @@ class Result:
             "label": self.label,
             "metric": self.metric,
             "metric_label": self.metric_label,
+            "metric_words": metric_words(self.tool, self.metric),
             "subject": self.subject,
             "execution": execution_label(self.params),
             "unit": self.unit,
@@ -119,6 +122,7 @@ def headline_results(campaign: Campaign) -> list[Result]:
             params,
             unit,
             values,
+            tool,
         )
         for sid, name, subject, params, tool, unit, values, _ in metric_values(campaign)
         if metric_group(tool, name, subject) == "headline"
@@ -147,6 +151,7 @@ def _saturation_change(base: ScenarioCapacity, mine: ScenarioCapacity) -> dict[s
         "label": mine.label,
         "metric": SATURATION,
         "metric_label": "users before the threshold",
+        "metric_words": "users before the threshold",
         "subject": "",
         "execution": "",
         "unit": "users",
@@ -183,16 +188,29 @@ def _result_change(base: Result, mine: Result) -> dict[str, Any] | None:
 
 
 def series_history(
-    series: Series, counter: CounterRef, stat: Stat, threshold: float, trim: float = 10.0
+    series: Series,
+    counter: CounterRef,
+    stat: Stat,
+    threshold: float,
+    trim: float = 10.0,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
-    """Every campaign's answers in order, and each against its baseline (``changes``)."""
+    """Every campaign's answers in order, and each against its baseline (``changes``), with its notes.
+
+    ``baseline`` overrides the series' own for this answer (a share link's frozen
+    one): a campaign's slug, or ``""`` for each against the one before it.
+    """
     campaigns = ordered_campaigns(series)
+    notes = notes_of(campaigns)
     capacity = {
         c.pk: {dims_key(s.dims): s for s in campaign_capacity(c, counter, stat, threshold, trim)}
         for c in campaigns
     }
     results = {c.pk: {r.key: r for r in headline_results(c)} for c in campaigns}
-    pinned = series.baseline if series.baseline_id and series.baseline in campaigns else None
+    if baseline is None:
+        pinned = series.baseline if series.baseline_id and series.baseline in campaigns else None
+    else:
+        pinned = next((c for c in campaigns if c.slug == baseline), None)
     listed: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     for index, campaign in enumerate(campaigns):
@@ -218,6 +236,7 @@ def series_history(
                     for s in capacity[campaign.pk].values()
                 ],
                 "results": [r.as_dict() for r in results[campaign.pk].values()],
+                "notes": notes[campaign.pk],
             }
         )
         if base is None:

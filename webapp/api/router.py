@@ -10,7 +10,7 @@ from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
-from webapp.api import analysis, batches, campaigns, runs, series, traces, uploads, views_json
+from webapp.api import analysis, batches, campaigns, notes, runs, series, traces, uploads, views_json
 from webapp.api.errors import ApiError, error_response, handle_api_error
 from webapp.core.upload_meta import InvalidMeta
 
@@ -33,6 +33,7 @@ api.add_router("", runs.router)
 api.add_router("", analysis.router)
 api.add_router("", traces.router)
 api.add_router("", series.router)
+api.add_router("", notes.router)
 api.add_router("", views_json.router)
 
 

@@ -6,7 +6,9 @@ in ``POST /api/v1/campaigns``) or from its settings. ``GET
 saturation users and headline results, and ``changes``: each against its
 baseline (``webapp.analysis.history``). ``PUT /api/v1/series/{slug}`` pins a
 baseline campaign (owners and editors), or unpins it (``"baseline": ""``: each
-campaign against the one before it).
+campaign against the one before it). ``GET /api/v1/campaigns/{slug}/history``
+answers the same for the series the campaign belongs to (a share report's
+figures point into it, as its other figures point into the campaign's answers).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from webapp.api.analysis import _finite, capacity_query
 from webapp.api.auth import any_auth, caller
 from webapp.api.errors import ApiError, not_found
 from webapp.api.schemas import ErrorOut
-from webapp.core.creation import check_name
+from webapp.api.uploads import campaign_for
+from webapp.core.creation import Refused, check_name, pin_baseline
 from webapp.core.models import Series
 
 router = Router(tags=["series"])
@@ -59,7 +62,7 @@ def series_out(request: HttpRequest, series: Series) -> dict[str, Any]:
 
 
 @router.get("/series", auth=any_auth, response={200: dict[str, Any]}, summary="List your series")
-def series_list(request: HttpRequest) -> dict[str, Any]:
+def list_your_series(request: HttpRequest) -> dict[str, Any]:
     found = Series.objects.filter(project_id__in=caller(request).project_ids).select_related(
         "project", "baseline"
     )
@@ -82,18 +85,22 @@ def update_series(request: HttpRequest, slug: str, payload: SeriesIn) -> dict[st
     series = visible_series(request, slug, write=True)
     if payload.name.strip():
         series.name = check_name(payload.name, "series")
-    if payload.baseline.strip():
-        baseline = series.campaigns.filter(slug=payload.baseline.strip()).first()
-        if baseline is None:
-            known = ", ".join(c.slug for c in ordered_campaigns(series)) or "none yet"
-            raise ApiError(
-                400, "invalid_baseline", f"{payload.baseline!r} is not a campaign of this series ({known})"
-            )
-        series.baseline = baseline
-    else:
-        series.baseline = None
-    series.save(update_fields=["name", "baseline"])
+    try:
+        pin_baseline(series, payload.baseline)
+    except Refused as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
+    series.save(update_fields=["name"])
     return series_out(request, series)
+
+
+def history_body(
+    series: Series, counter: str, stat: str, threshold: float, trim: float, baseline: str | None
+) -> dict[str, Any]:
+    ref = capacity_query(counter, stat, threshold, trim)
+    if baseline and ("\x00" in baseline or not series.campaigns.filter(slug=baseline[:64]).exists()):
+        raise ApiError(400, "invalid_baseline", f"{baseline[:64]!r} is not a campaign of this series")
+    body = series_history(series, ref, stat, threshold, trim, baseline)  # type: ignore[arg-type]
+    return _finite({**body, "counter": ref.path, "stat": stat, "threshold": threshold, "trim_pct": trim})
 
 
 @router.get(
@@ -106,12 +113,34 @@ def history(
     stat: str = "avg",
     threshold: float = 80.0,
     trim: float = 10.0,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
-    """Each campaign's saturation users and headline results, and ``changes`` against the baseline.
+    """Each campaign's saturation users, headline results and notes, and ``changes`` against the baseline.
 
-    Takes the capacity endpoint's ``counter``, ``stat``, ``threshold`` and ``trim``.
+    Takes the capacity endpoint's ``counter``, ``stat``, ``threshold`` and ``trim``;
+    ``baseline`` (a campaign of the series, or empty for each against the one
+    before it) overrides the series' own for this answer.
     """
-    series = visible_series(request, slug)
-    ref = capacity_query(counter, stat, threshold, trim)
-    body = series_history(series, ref, stat, threshold, trim)  # type: ignore[arg-type]
-    return _finite({**body, "counter": ref.path, "stat": stat, "threshold": threshold, "trim_pct": trim})
+    return history_body(visible_series(request, slug), counter, stat, threshold, trim, baseline)
+
+
+@router.get(
+    "/campaigns/{slug}/history",
+    auth=any_auth,
+    response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut},
+)
+def campaign_history(
+    request: HttpRequest,
+    slug: str,
+    counter: str = "",
+    stat: str = "avg",
+    threshold: float = 80.0,
+    trim: float = 10.0,
+    baseline: str | None = None,
+) -> dict[str, Any]:
+    """The history of the series this campaign belongs to (404 when it belongs to none); as the series' one."""
+    campaign = campaign_for(request, slug)
+    if campaign.series_id is None:
+        raise not_found(f"series of campaign {slug[:64]!r}")
+    series = Series.objects.select_related("project", "baseline").get(pk=campaign.series_id)
+    return history_body(series, counter, stat, threshold, trim, baseline)

@@ -172,12 +172,53 @@ def series_for(project: Project, slug: str) -> Series:
     return found
 
 
-def update_campaign(campaign: Campaign, *, name: str, description: str, dimensions: Iterable[Any]) -> None:
-    """Rename a campaign and change its description and dimensions (the slug stays: links use it)."""
+def update_campaign(
+    campaign: Campaign,
+    *,
+    name: str,
+    description: str,
+    dimensions: Iterable[Any],
+    series: str | None = None,
+    series_key: str | None = None,
+) -> None:
+    """Rename a campaign and change its description and dimensions (the slug stays: links use it).
+
+    ``series`` (a slug, made when new, the rules of ``create_campaign``; ``""``
+    leaves any series) and ``series_key`` change only when given. A series
+    the campaign leaves no longer pins it as its baseline.
+    """
     campaign.name = check_name(name)
     campaign.description = check_description(description)
     campaign.dimensions = check_dimensions(dimensions)
-    campaign.save(update_fields=["name", "description", "dimensions"])
+    fields = ["name", "description", "dimensions"]
+    if series_key is not None:
+        campaign.series_key = check_series_key(series_key)
+        fields.append("series_key")
+    with transaction.atomic():
+        if series is not None:
+            slug = check_slug(series, "series") if series.strip() else ""
+            joined = series_for(campaign.project, slug) if slug else None
+            left = Series.objects.filter(baseline=campaign)
+            (left.exclude(pk=joined.pk) if joined else left).update(baseline=None)
+            campaign.series = joined
+            fields.append("series")
+        campaign.save(update_fields=fields)
+
+
+def pin_baseline(series: Series, campaign_slug: str) -> None:
+    """Compare every campaign of ``series`` with ``campaign_slug``; ``""``: each with the one before it."""
+    wanted = campaign_slug.strip()
+    if wanted:
+        baseline = series.campaigns.filter(slug=wanted).first()
+        if baseline is None:
+            known = ", ".join(series.campaigns.order_by("slug").values_list("slug", flat=True)) or "none yet"
+            raise Refused(
+                400, "invalid_baseline", f"{wanted[:64]!r} is not a campaign of this series ({known})"
+            )
+        series.baseline = baseline
+    else:
+        series.baseline = None
+    series.save(update_fields=["baseline"])
 
 
 def create_project(*, slug: str, name: str, owner: Any) -> Project:

@@ -1,5 +1,9 @@
 """A share link: an unguessable token (192 bits, stored as a SHA-256 digest) for one view of one campaign.
 
+A "series history" link is made from a campaign of a series and shows the
+series it belongs to: the other campaigns of that series (same project) are
+part of that one view, and nothing beyond them.
+
 The view and its filters are frozen when the link is made; the link can
 expire and be revoked; each opening is counted.
 """
@@ -34,6 +38,7 @@ class ShareLink(models.Model):
         BLOCKSIZE = "blocksize", "block-size throughput"
         COPIES = "copies", "copy comparison"
         TRACES = "traces", "trace explorer"
+        HISTORY = "history", "series history"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="share_links")
     view = models.CharField(max_length=16, choices=View.choices, default=View.OVERVIEW)

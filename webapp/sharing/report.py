@@ -5,7 +5,12 @@ API's rules when the link is made and again when it is opened): capacity --
 counter, statistic, threshold, trim, the bar grouping and colour dimensions
 and the what-if sizing (users, target, redundancy); compare -- baseline,
 metric and the metric group shown; traces -- run, counter series, start and end
-(webapp/sharing/traces.py).
+(webapp/sharing/traces.py); series history -- the capacity parameters and the
+baseline (webapp/sharing/history.py).
+
+Notes are not frozen: a report shows the notes its campaign has when it is
+opened (a wrong note deleted disappears from every link), and only those of
+its own campaign (a series history: of the series' campaigns).
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from webapp.api.analysis import METHOD
 from webapp.api.errors import ApiError
 from webapp.api.sizing import sizing_body
 from webapp.core.models import DIMENSIONS, Scenario
+from webapp.core.notes import notes_of
 from webapp.sharing import answer
 from webapp.sharing.copies import copies_section
+from webapp.sharing.history import history_filters, history_section
 from webapp.sharing.marks import api_address
 from webapp.sharing.models import ShareLink
 from webapp.sharing.studies import p_text, study_tables
@@ -267,4 +274,8 @@ def build(link: ShareLink) -> dict[str, Any]:
         found = _compare(campaign, compare_filters(link.filters))
         if found is not None:
             context["compare"] = found
+    if view == ShareLink.View.HISTORY:
+        context["history"] = history_section(campaign, history_filters(campaign, link.filters))
+    else:
+        context["notes"] = notes_of([campaign])[campaign.pk]
     return context

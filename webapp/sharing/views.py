@@ -26,6 +26,7 @@ from webapp.api import ratelimit
 from webapp.core.creation import unsafe_character
 from webapp.core.models import Campaign, Membership, Scenario
 from webapp.sharing import report
+from webapp.sharing.history import history_filters
 from webapp.sharing.models import DEFAULT_EXPIRY_DAYS, ShareLink
 from webapp.sharing.traces import traces_filters
 
@@ -63,6 +64,11 @@ def _filters(request: HttpRequest, campaign: Campaign, view: str) -> dict[str, A
         return {**report.compare_filters(raw), "baseline": baseline.pk}
     if view == ShareLink.View.TRACES:
         return traces_filters(campaign, raw)
+    if view == ShareLink.View.HISTORY:
+        # The baseline is the series' own now; the link keeps it even if the series is re-pinned later.
+        series = campaign.series
+        pinned = series.baseline.slug if series is not None and series.baseline is not None else ""
+        return history_filters(campaign, raw, baseline=pinned)
     return {}
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
-from webapp.core.models import Campaign, Host, Run, RunStep, Scenario
+from tests.factories import make_campaign
+from webapp.core.models import Campaign, Host, Project, Run, RunStep, Scenario, Series
 from webapp.timeseries.models import CounterSample, CounterSeries, RollupDirty
 
 DAY = datetime(2016, 5, 2, 9, 0, tzinfo=UTC)
@@ -66,3 +67,27 @@ def add_server(run: Run, server: Host | str, levels: Mapping[str, Sequence[float
     # As the loader leaves it: the range is dirty, so reads are exact from the raw samples.
     RollupDirty.objects.create(start=start, end=start + timedelta(hours=2))
     return run
+
+
+CPU = "\\Processor(_Total)\\% Processor Time"
+SERIES_USERS = (100, 200, 300, 400, 500)
+
+
+def series_campaign(
+    project: Project, slug: str, key: str, slopes: Mapping[str, float], series: str = "fs-monthly"
+) -> Campaign:
+    """A campaign of ``series`` at ``key``: SMB 2.1 and 3.02, three runs each whose CPU rises ``slope`` % per
+    user (the runs' slopes differ by +-1 %), on server ``FS-<slug>``."""
+    campaign = make_campaign(project=project, slug=slug)
+    campaign.series, _ = Series.objects.get_or_create(
+        slug=series, defaults={"project": project, "name": series}
+    )
+    campaign.series_key = key
+    campaign.save()
+    day = 0
+    for dialect in ("2.1", "3.02"):
+        for spread in (0.99, 1.0, 1.01):
+            levels = {CPU: [u * slopes[dialect] * spread for u in SERIES_USERS]}
+            add_run(campaign, {"smb_dialect": dialect}, levels, SERIES_USERS, host=f"FS-{slug}", day=day)
+            day += 1
+    return campaign

@@ -13,7 +13,7 @@ import pytest
 
 from tests.factories import make_campaign, make_token, make_user
 from tests.ingest import ingest_bytes
-from tests.webapp.analysis.studies import add_run
+from tests.webapp.analysis.studies import add_run, series_campaign
 from webapp.core.models import Campaign, Series
 
 pytestmark = pytest.mark.django_db
@@ -24,19 +24,7 @@ SMB21, SMB302 = {"smb_dialect": "2.1"}, {"smb_dialect": "3.02"}
 
 
 def study(project, slug: str, key: str, slopes: dict[str, float], series: str = "fs-monthly") -> Campaign:
-    campaign = make_campaign(project=project, slug=slug)
-    campaign.series, _ = Series.objects.get_or_create(
-        slug=series, defaults={"project": project, "name": series}
-    )
-    campaign.series_key = key
-    campaign.save()
-    day = 0
-    for dims, slope in ((SMB21, slopes["2.1"]), (SMB302, slopes["3.02"])):
-        for spread in (0.99, 1.0, 1.01):
-            levels = {CPU: [u * slope * spread for u in USERS]}
-            add_run(campaign, dims, levels, USERS, host=f"FS-{slug}", day=day)
-            day += 1
-    return campaign
+    return series_campaign(project, slug, key, slopes, series)
 
 
 @pytest.fixture

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import json
 from datetime import UTC, datetime
 
 from django.core.management import call_command
 
 from tests.conftest import wait_for
-from webapp.core.models import Campaign, Run, Scenario, Upload
+from tests.factories import make_campaign
+from tests.ingest import ingest_bytes
+from tests.webapp.analysis.studies import CPU, add_run
+from webapp.core.models import Campaign, Note, Run, Scenario, Series, Upload
 from webapp.timeseries.models import Measurement
 from workers.tasks import ingest_upload, refresh_rollups
 
@@ -67,3 +71,56 @@ def add_block_size_runs(campaign: Campaign) -> dict[tuple[str, str], float]:
                 )
     Measurement.objects.bulk_create(rows)
     return expected
+
+
+def add_demo_series(campaign: Campaign) -> Campaign:
+    """The demo campaign as "2015-04" of series ``demo-series``, followed by "2015-05" (slug ``demo-next``): two
+    of its load-stepped scenarios again (CPU rising 0.15 % per user) and its first app launch timed 10 % slower.
+    A note on each campaign. Returns the second campaign."""
+    series, _ = Series.objects.get_or_create(
+        slug="demo-series", defaults={"project": campaign.project, "name": "Folder redirection, monthly"}
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(series=series, series_key="2015-04")
+    later = make_campaign(project=campaign.project, slug="demo-next")
+    later.name, later.series, later.series_key = "Folder Redirection 2015, May", series, "2015-05"
+    later.save()
+    stepped = Scenario.objects.filter(campaign=campaign, runs__steps__isnull=False).distinct().order_by("pk")
+    for index, scenario in enumerate(stepped[:2]):
+        for spread in (0.99, 1.01):
+            levels = {CPU: [u * 0.15 * spread for u in (100, 200, 300, 400, 500, 600)]}
+            add_run(
+                later,
+                scenario.dims,
+                levels,
+                (100, 200, 300, 400, 500, 600),
+                host="FS-NEXT",
+                day=2 * index + (spread > 1),
+            )
+    launch = (
+        Measurement.objects.filter(run__campaign=campaign, metric__endswith=" launch")
+        .select_related("run__scenario")
+        .first()
+    )
+    assert launch is not None
+    values = Measurement.objects.filter(run=launch.run, metric=launch.metric).values_list("value", flat=True)
+    rows = [
+        {
+            "name": launch.metric,
+            "started_at": f"2015-05-04T10:0{i}:00Z",
+            "duration_ms": v * 1.1,
+            "repetition": i + 1,
+        }
+        for i, v in enumerate(values)
+    ]
+    ingest_bytes(
+        later, json.dumps(rows).encode(), scenario=launch.run.scenario.dims, host="CLIENT01", role="client"
+    )
+    Note.objects.create(project=campaign.project, campaign=later, text="AV engine 1.2.3 installed on FS-NEXT")
+    Note.objects.create(
+        project=campaign.project,
+        campaign=campaign,
+        scenario=stepped[0],
+        target="scenario",
+        text="baseline build",
+    )
+    return later

@@ -3,6 +3,7 @@
 from webapp.core.models.campaigns import DIMENSIONS, Campaign, Scenario
 from webapp.core.models.hosts import Host, Run, RunStep
 from webapp.core.models.limits import DEFAULT_LIMITS, ResourceLimit
+from webapp.core.models.notes import Note
 from webapp.core.models.ops import WorkerHeartbeat
 from webapp.core.models.series import Series
 from webapp.core.models.tenancy import Membership, Project
@@ -16,6 +17,7 @@ __all__ = [
     "Campaign",
     "Host",
     "Membership",
+    "Note",
     "Project",
     "ResourceLimit",
     "Run",
