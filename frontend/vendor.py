@@ -2,7 +2,7 @@
 
 The dashboard loads Chart.js and its plugins as plain ``<script>`` tags, so
 ``make run`` needs no Node: the UMD builds are committed under
-``webapp/dashboard/static/vendor/``. This script is the only writer of that
+``frontend/vendor/``. This script is the only writer of that
 directory and of ``frontend/vendor.json``, which records for every vendored
 file the package, its version, the path inside the package and the sha256.
 ``tests/frontend/test_vendored.py`` checks those records against the files,
@@ -37,7 +37,7 @@ NODE_MODULES = FRONTEND_DIR / "node_modules"
 PACKAGE_JSON = FRONTEND_DIR / "package.json"
 PACKAGE_LOCK = FRONTEND_DIR / "package-lock.json"
 MANIFEST = FRONTEND_DIR / "vendor.json"
-VENDOR_DIR = REPO_DIR / "webapp" / "dashboard" / "static" / "vendor"
+VENDOR_DIR = FRONTEND_DIR / "vendor"
 
 # (package, build inside the package), in the order the page must load them:
 # the plugins' UMD wrappers look up the globals Chart and Hammer.

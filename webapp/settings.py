@@ -158,6 +158,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
+# Our scripts, styles and the vendored Chart.js builds live in frontend/ (issue 24).
+# Each tree is served under its own prefix, so frontend/'s package.json,
+# vendor.py and README are neither served nor collected.
+FRONTEND_DIR = BASE_DIR / "frontend"
+STATICFILES_DIRS = [(name, FRONTEND_DIR / name) for name in ("headroom", "sharing", "vendor")]
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from django.conf import settings
 
 from tests.paths import REPO, SHARED
 
@@ -177,8 +178,16 @@ def test_it_builds_from_a_pinned_python_image():
 
 def test_it_keeps_the_venv_tests_and_secrets_out_of_the_build_context():
     ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()}
-    assert {".git", ".venv", "var", "tests", "frontend", "**/.env"} <= ignored
+    assert {".git", ".venv", "var", "tests", "frontend/*", "**/.env"} <= ignored
     assert "!docker/entrypoint.sh" in ignored
+
+
+def test_it_puts_exactly_the_served_frontend_trees_into_the_build_context():
+    """collectstatic in the image needs every STATICFILES_DIRS tree, and nothing else of frontend/."""
+    ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()}
+    let_in = {line[len("!frontend/") :] for line in ignored if line.startswith("!frontend/")}
+    assert let_in == {"headroom", "sharing", "vendor"}
+    assert let_in == {prefix for prefix, _ in settings.STATICFILES_DIRS}
 
 
 def test_it_defines_a_service_for_every_role():
