@@ -3,13 +3,18 @@
  * GET /api/v1/campaigns/{slug}/capacity. The form's counter, statistic,
  * threshold and trim ask the API again; the breakdown controls only regroup
  * the bars. Bars carry the point's interval as a whisker; extrapolated
- * points are dashed. After each render the data goes to capacity_more.js
- * (limits, comparisons, remarks, sizing) as a "capacity:data" event.
+ * points are dashed. After each render the data goes out as a
+ * "capacity:data" event to capacity_steps.js (the per-step table, the
+ * statistic against users, one chart per scenario) and to capacity_more.js
+ * (limits, comparisons, remarks, sizing); the event also carries the
+ * counter's unit, the statistic's name, the threshold's text and the PNG
+ * caption maker, so that every chart of the page words them alike.
  * One scenario->colour map (colourMap) colours the bars, the lines and the
  * sizing chart alike; the grouping and colour choices live in the address
  * (groups, colour). Bars holding several scenarios say "merged" and list them
  * in the tooltip. PNGs carry the title, counter and threshold.
- * document.body gets data-state="ready" after each render.
+ * document.body gets data-state="ready" after each render, once the event's
+ * listeners have drawn.
  */
 (function () {
   "use strict";
@@ -39,8 +44,6 @@
     size: "tall",
     caption: caption("Users before saturation"),
   });
-  const overviewCard = P.chartCard("slot-overview", { title: "Statistic against users", filename: "capacity-steps.csv",
-    caption: function () { return caption(overviewCard.element.querySelector("h2").textContent)(); } });
   const address = new URLSearchParams(location.search);
   let data = null;
   let api = ""; // the address `data` was read from (data-api of the tables)
@@ -291,10 +294,10 @@
     return names;
   }
 
-  function drawTables(names, varying) {
+  function drawSaturationTable(names, varying) {
     P.located(data.scenarios, "/scenarios");
     data.scenarios.forEach(function (s) { P.located(s.steps, s._at + "/steps"); });
-    ["saturation-table", "steps-table"].forEach(function (id) { document.getElementById(id).setAttribute("data-api", api); });
+    document.getElementById("saturation-table").setAttribute("data-api", api);
     const rows = data.scenarios.map(function (s) {
       const runs = Math.max.apply(null, s.steps.map(function (step) { return step.runs; }).concat([0]));
       return Object.assign({ attrs: { "data-scenario": s.scenario }, name: names[s.scenario], runs: runs,
@@ -319,128 +322,6 @@
         { key: "samples_used", label: "Samples", num: true, format: function (v) { return P.fmt(v, 0); } },
         { key: "runs", label: "Runs", num: true },
       ]), rows));
-    const stat = data.stat;
-    const steps = [];
-    data.scenarios.forEach(function (s) {
-      s.steps.forEach(function (step) {
-        const spread = step.spread[stat];
-        steps.push(Object.assign({ name: names[s.scenario], spreadText: spread && step.runs > 1 ?
-          P.fmt(spread[0]) + " – " + P.fmt(spread[1]) : "" }, step));
-      });
-    });
-    const number = function (v) { return P.fmt(v, 2); };
-    const columns = [
-      { key: "name", label: "Scenario", cellClass: "nowrap" },
-      { key: "users", label: "Users", num: true, format: function (v) { return P.fmt(v, 0); } },
-      { key: "avg", label: "Average", num: true, format: number, figure: P.field(unitOf(data.counter)) },
-      { key: "max", label: "Maximum", num: true, format: number, figure: P.field(unitOf(data.counter)) },
-      { key: "p95", label: "p95", num: true, format: number, figure: P.field(unitOf(data.counter)) },
-      { key: "samples", label: "Samples", num: true },
-      { key: "runs", label: "Runs", num: true },
-    ];
-    if (steps.some(function (step) { return step.runs > 1; })) {
-      columns.push({ key: "spreadText", label: "Spread of " + stat + " across runs" });
-    }
-    if (steps.some(function (step) { return step.overloaded; })) {
-      columns.push({ key: "overloaded", label: "FSCT overload", format: function (v) { return v ? "yes" : ""; } });
-    }
-    document.getElementById("steps-table").replaceChildren(P.table(columns, steps));
-  }
-
-  function threshold() {
-    return { value: data.threshold, label: "threshold " + withUnit(data.threshold, data.counter), position: "start" };
-  }
-
-  function axisLabel(prefix) {
-    // "average of % Processor Time (%)": the counter's own unit on the value axis.
-    const unit = unitOf(data.counter);
-    return prefix + data.counter.split("\\").pop() + (unit ? " (" + unit + ")" : "");
-  }
-
-  function valueAxis() {
-    // One scale for every small multiple, so scenarios compare by eye; percentages span 0-100.
-    let top = 0;
-    data.scenarios.forEach(function (s) {
-      s.steps.forEach(function (step) {
-        [step.avg, step.max, step.p95].concat(step.spread[data.stat] || []).forEach(function (v) {
-          if (v !== null && v > top) top = v;
-        });
-      });
-    });
-    const percent = /\\%[^\\]*$/.test(data.counter) && top <= 100;
-    return { min: 0, max: percent ? 100 : undefined, suggestedMax: Math.max(top, data.threshold) };
-  }
-
-  function drawOverview(names) {
-    const stat = data.stat;
-    overviewCard.element.querySelector("h2").textContent =
-      STAT_NAMES[stat] + " of " + data.counter + " against users";
-    const rows = [];
-    const datasets = data.scenarios.map(function (s) {
-      s.steps.forEach(function (step) {
-        rows.push({ scenario: s.label, users: step.users, value: step[stat], samples: step.samples, runs: step.runs });
-      });
-      return { label: names[s.scenario], borderColor: scenarioColours[s.scenario], backgroundColor: scenarioColours[s.scenario],
-        data: s.steps.map(function (step) { return { x: step.users, y: step[stat] }; }) };
-    });
-    if (!rows.length) {
-      overviewCard.empty("No load steps with samples.");
-      return;
-    }
-    overviewCard.draw(function (canvas) {
-      return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: axisLabel(STAT_NAMES[stat] + " of "),
-        threshold: threshold(), zoom: false });
-    }, ["scenario", "users", "value", "samples", "runs"], rows);
-  }
-
-  function drawScenarios(names) {
-    const slot = document.getElementById("slot-scenarios");
-    slot.replaceChildren();
-    const stat = data.stat;
-    const axis = valueAxis();
-    data.scenarios.forEach(function (s) {
-      const card = P.chartCard(slot, {
-        title: names[s.scenario], heading: "h3", size: "short",
-        filename: "capacity-" + names[s.scenario].replace(/[^A-Za-z0-9.]+/g, "-") + ".csv",
-        note: s.saturation_text + " · " + s.steps_used + " steps, " + P.fmt(s.samples_used, 0) + " samples",
-        caption: caption(names[s.scenario]),
-      });
-      const own = scenarioColours[s.scenario];
-      const xy = function (key) {
-        return s.steps.map(function (step) { return { x: step.users, y: step[key] }; });
-      };
-      // The scenario's own colour; the statistics differ by dash.
-      const datasets = [{ label: "average", data: xy("avg"), borderColor: own, backgroundColor: own },
-        { label: "maximum", data: xy("max"), borderColor: own, backgroundColor: own, borderDash: [2, 3] }];
-      if (stat === "p95") {
-        datasets.push({ label: "p95", data: xy("p95"), borderColor: own, backgroundColor: own, borderDash: [8, 3] });
-      }
-      const measured = s.steps.filter(function (step) { return step[stat] !== null; });
-      if (s.bound === "extrapolated" && measured.length) {
-        const last = measured[measured.length - 1];
-        datasets.push({ label: "extrapolated", data: [{ x: last.users, y: last[stat] },
-          { x: s.saturation_users, y: data.threshold }], borderDash: [6, 4], pointRadius: 3, borderColor: "#6e7781",
-          backgroundColor: "#6e7781" });
-      }
-      if (s.steps.some(function (step) { return step.runs > 1; })) {
-        const band = function (i) {
-          return s.steps.map(function (step) { return { x: step.users, y: (step.spread[stat] || [null, null])[i] }; });
-        };
-        datasets.push({ label: stat + " lowest run", data: band(0), pointRadius: 0, borderWidth: 0, fill: false,
-          borderColor: "rgba(0,0,0,0)" });
-        datasets.push({ label: stat + " highest run", data: band(1), pointRadius: 0, borderWidth: 0, fill: "-1",
-          borderColor: "rgba(0,0,0,0)", backgroundColor: "rgba(86,180,233,0.25)" });
-      }
-      const columns = ["users", "avg", "max", "p95", "samples", "runs", stat + "_lowest_run", stat + "_highest_run"];
-      const rows = s.steps.map(function (step) {
-        const spread = step.spread[stat] || [null, null];
-        return [step.users, step.avg, step.max, step.p95, step.samples, step.runs, spread[0], spread[1]];
-      });
-      card.draw(function (canvas) {
-        return H.lineChart(canvas, { datasets: datasets, xLabel: "users", yLabel: axisLabel(""),
-          threshold: threshold(), zoom: false, options: { scales: { y: axis } } });
-      }, columns, rows);
-    });
   }
 
   function render() {
@@ -449,9 +330,7 @@
     setupBreakdown(varying);
     scenarioColours = colourMap(names);
     drawSaturation();
-    drawTables(names, varying);
-    drawOverview(names);
-    drawScenarios(names);
+    drawSaturationTable(names, varying);
     document.getElementById("method-text").textContent = data.method;
     document.getElementById("lead-counter").textContent = data.counter;
     document.getElementById("lead-stat").textContent = STAT_NAMES[data.stat];
@@ -459,7 +338,9 @@
     document.getElementById("threshold-unit").textContent = unitOf(data.counter);
     status.textContent = data.scenarios.length + " scenarios with load steps · " + data.counter + " · " +
       STAT_NAMES[data.stat] + " ≥ " + withUnit(data.threshold, data.counter) + " · steps trimmed by " + P.fmt(data.trim_pct, 2) + " %";
-    document.dispatchEvent(new CustomEvent("capacity:data", { detail: { data: data, api: api, names: names, colours: scenarioColours } }));
+    document.dispatchEvent(new CustomEvent("capacity:data", { detail: { data: data, api: api, names: names,
+      colours: scenarioColours, unit: unitOf(data.counter), statName: STAT_NAMES[data.stat],
+      thresholdText: withUnit(data.threshold, data.counter), caption: caption } }));
     document.body.setAttribute("data-state", "ready");
   }
 

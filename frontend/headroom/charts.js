@@ -1,5 +1,6 @@
 /**
- * Headroom dashboard helpers: charts, CSV/PNG downloads and sortable tables.
+ * Headroom dashboard charts: line, bar and scatter charts with the page's
+ * palette, thresholds, zoom and interval whiskers.
  *
  * Plain ES2019 with no build step. Load the vendored builds first, in this
  * order (see frontend/vendor.json):
@@ -10,6 +11,8 @@
  *   vendor/chartjs-adapter-date-fns.bundle.min.js  (only for xType "time")
  *   vendor/chartjs-plugin-annotation.min.js        (only for thresholds)
  *   headroom/charts.js
+ *   headroom/downloads.js   (CSV and PNG downloads; any order after charts.js)
+ *   headroom/tables.js      (sortable tables)
  *
  * The plugins register themselves; a missing optional plugin only turns its
  * feature off. Loading this file sets Chart.defaults' font to the page's
@@ -18,9 +21,13 @@
  *   Headroom.lineChart(canvas, options)    -> Chart
  *   Headroom.barChart(canvas, options)     -> Chart
  *   Headroom.scatterChart(canvas, options) -> Chart
- *   Headroom.downloadCsv(filename, columns, rows)
+ *   Headroom.PALETTE
+ *
+ * and, from the other two files:
+ *
+ *   Headroom.downloadCsv(filename, columns, rows), Headroom.toCsv(columns, rows)   (downloads.js)
  *   Headroom.downloadPng(chart, filename, caption?)  caption: lines drawn above the chart
- *   Headroom.sortableTables(root)
+ *   Headroom.sortableTables(root), Headroom.parseNumber(text)                      (tables.js)
  *
  * Chart options (all optional except datasets):
  *   datasets   Chart.js datasets; colours from a colour-blind-safe palette are
@@ -356,253 +363,13 @@
       tooltipMode: "nearest",
     });
   }
-
-  function triggerDownload(blob, filename) {
-    const url = URL.createObjectURL(blob);
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = filename;
-    link.style.display = "none";
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    // Revoking at once can cancel the download in some browsers.
-    setTimeout(function () {
-      URL.revokeObjectURL(url);
-    }, 1000);
-  }
-
-  const FORMULA_START = /^[=+\-@\t\r]/;
-  const PLAIN_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
-  function csvCell(value) {
-    if (value === null || value === undefined) {
-      return "";
-    }
-    let text = value instanceof Date ? value.toISOString() : String(value);
-    // A spreadsheet would run "=..." as a formula; negative numbers stay numbers.
-    if (typeof value === "string" && FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) {
-      text = "'" + text;
-    }
-    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
-  }
-
-  /**
-   * Build RFC 4180 CSV text (CRLF line ends, no byte-order mark).
-   * `columns` are header strings or {key, label} objects; each row is an
-   * array in column order or an object read by column key (the header
-   * string doubles as the key).
-   * @param {Array<string|{key: string, label: string}>} columns
-   * @param {Array<Array|Object>} rows
-   * @returns {string}
-   */
-  function toCsv(columns, rows) {
-    const specs = columns.map(function (column) {
-      return typeof column === "string" ? { key: column, label: column } : column;
-    });
-    const lines = [specs.map(function (spec) { return csvCell(spec.label || spec.key); }).join(",")];
-    (rows || []).forEach(function (row) {
-      const cells = specs.map(function (spec, index) {
-        return csvCell(Array.isArray(row) ? row[index] : row[spec.key]);
-      });
-      lines.push(cells.join(","));
-    });
-    return lines.join("\r\n") + "\r\n";
-  }
-
-  /**
-   * Download `rows` as a CSV file; see toCsv for the shapes accepted.
-   * @param {string} filename
-   * @param {Array<string|{key: string, label: string}>} columns
-   * @param {Array<Array|Object>} rows
-   */
-  function downloadCsv(filename, columns, rows) {
-    const blob = new Blob([toCsv(columns, rows)], { type: "text/csv;charset=utf-8" });
-    triggerDownload(blob, /\.csv$/i.test(filename) ? filename : filename + ".csv");
-  }
-
-  /**
-   * Download a chart as a PNG on a white background (Chart.js canvases are
-   * transparent, which renders black in some viewers), at the canvas's
-   * device-pixel resolution.
-   * @param {Chart} chart
-   * @param {string} [filename="chart.png"]
-   */
-  function downloadPng(chart, filename, caption) {
-    // caption: lines printed above the chart (title, counter, threshold) so the file explains itself.
-    const source = chart.canvas;
-    const lines = caption ? [].concat(caption).filter(Boolean) : [];
-    const ratio = source.width / (source.clientWidth || source.width);
-    const lineHeight = Math.round(18 * ratio);
-    const top = lines.length ? lines.length * lineHeight + Math.round(10 * ratio) : 0;
-    // A narrow chart's legend is HTML under it (legend.js): its visible items go under the image.
-    const legend = (Headroom.legendItems ? Headroom.legendItems(chart) : []).filter(function (item) { return !item.hidden; });
-    const bottom = legend.length ? legend.length * lineHeight + Math.round(8 * ratio) : 0;
-    const flat = document.createElement("canvas");
-    flat.width = source.width;
-    flat.height = source.height + top + bottom;
-    const context = flat.getContext("2d");
-    context.fillStyle = "#ffffff";
-    context.fillRect(0, 0, flat.width, flat.height);
-    context.fillStyle = "#1f2328";
-    lines.forEach(function (line, i) {
-      context.font = (i === 0 ? "600 " : "") + Math.round((i === 0 ? 15 : 12) * ratio) + "px sans-serif";
-      context.fillText(String(line), Math.round(8 * ratio), (i + 1) * lineHeight);
-    });
-    context.drawImage(source, 0, top);
-    const box = Math.round(10 * ratio);
-    context.font = Math.round(12 * ratio) + "px sans-serif";
-    legend.forEach(function (item, i) {
-      const y = top + source.height + (i + 1) * lineHeight;
-      context.fillStyle = typeof item.strokeStyle === "string" ? item.strokeStyle : "#1f2328";
-      context.fillRect(Math.round(8 * ratio), y - box, box, box);
-      context.fillStyle = "#1f2328";
-      context.fillText(String(item.text), Math.round(8 * ratio) + box * 1.6, y);
-    });
-    const name = filename || "chart.png";
-    flat.toBlob(function (blob) {
-      if (!blob) {
-        throw new Error("Headroom: the browser could not encode the chart as PNG");
-      }
-      triggerDownload(blob, /\.png$/i.test(name) ? name : name + ".png");
-    }, "image/png");
-  }
-
-  const COLLATOR = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
-  // A number, optionally with thousands separators and a unit: "1,234.5 ms", "-3%", "2e6 B/s".
-  const NUMERIC_CELL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*([%a-zA-Zµμ°/][^\d]*)?$/;
-
-  /**
-   * The number a table cell shows, or null when it is not numeric.
-   * @param {string} text
-   * @returns {number|null}
-   */
-  function parseNumber(text) {
-    const compact = text.trim().replace(/\u2212/g, "-").replace(/(\d)[,_\s\u202f\u00a0](?=\d{3}\b)/g, "$1");
-    if (!NUMERIC_CELL.test(compact)) {
-      return null;
-    }
-    const value = parseFloat(compact);
-    return Number.isFinite(value) ? value : null;
-  }
-
-  function cellText(row, index) {
-    const cell = row.cells[index];
-    if (!cell) {
-      return "";
-    }
-    const explicit = cell.getAttribute("data-sort-value");
-    return (explicit !== null ? explicit : cell.textContent || "").trim();
-  }
-
-  function sortTable(table, header, index, direction) {
-    const bodies = Array.prototype.slice.call(table.tBodies);
-    const rowsPerBody = bodies.map(function (body) {
-      return Array.prototype.slice.call(body.rows);
-    });
-    const texts = [];
-    rowsPerBody.forEach(function (rows) {
-      rows.forEach(function (row) {
-        texts.push(cellText(row, index));
-      });
-    });
-    // One rule per column: numeric only when every filled cell is a number.
-    const numeric = texts.some(Boolean) && texts.every(function (text) {
-      return text === "" || parseNumber(text) !== null;
-    });
-    const sign = direction === "ascending" ? 1 : -1;
-    rowsPerBody.forEach(function (rows, bodyIndex) {
-      const keyed = rows.map(function (row) {
-        const text = cellText(row, index);
-        return { row: row, text: text, number: numeric && text !== "" ? parseNumber(text) : null };
-      });
-      keyed.sort(function (a, b) {
-        // Empty cells stay at the bottom in both directions.
-        if (a.text === "" || b.text === "") {
-          return Number(a.text === "") - Number(b.text === "");
-        }
-        const order = numeric ? a.number - b.number : COLLATOR.compare(a.text, b.text);
-        return sign * order;
-      });
-      const fragment = document.createDocumentFragment();
-      keyed.forEach(function (item) {
-        fragment.appendChild(item.row);
-      });
-      bodies[bodyIndex].appendChild(fragment);
-    });
-    Array.prototype.forEach.call(table.tHead.querySelectorAll("th"), function (th) {
-      if (th === header) {
-        th.setAttribute("aria-sort", direction);
-      } else {
-        th.removeAttribute("aria-sort");
-      }
-    });
-  }
-
-  /**
-   * Make every <table class="sortable"> under `root` sortable by clicking a
-   * column header in its <thead>: the first click sorts ascending (or
-   * descending when the header has data-sort-default="desc"), the next
-   * toggles. Numbers (with units or thousands separators) sort by value;
-   * units are not converted, so give "12 MB"/"87 KB" cells a data-sort-value.
-   * Text sorts naturally ("run 2" before "run 10"), empty cells last.
-   * A cell's data-sort-value overrides its text; headers with
-   * data-sort="none" stay inert. The sorted header gets aria-sort. Calling
-   * this again on the same tables is harmless.
-   * @param {ParentNode} [root=document]
-   */
-  function sortableTables(root) {
-    const scope = root || document;
-    const tables = Array.prototype.slice.call(scope.querySelectorAll("table.sortable"));
-    if (scope.matches && scope.matches("table.sortable")) {
-      tables.push(scope);
-    }
-    tables.forEach(function (table) {
-      if (table.hasAttribute("data-sortable-ready") || !table.tHead || !table.tHead.rows.length) {
-        return;
-      }
-      table.setAttribute("data-sortable-ready", "");
-      const headerRow = table.tHead.rows[table.tHead.rows.length - 1];
-      Array.prototype.forEach.call(headerRow.cells, function (th, index) {
-        // A header without text (an actions column) would be a button with no name.
-        if (th.getAttribute("data-sort") === "none" || !th.textContent.trim()) {
-          return;
-        }
-        // A button makes the header reachable and operable from the keyboard.
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "sort-header";
-        while (th.firstChild) {
-          button.appendChild(th.firstChild);
-        }
-        th.appendChild(button);
-        button.addEventListener("click", function () {
-          const current = th.getAttribute("aria-sort");
-          let direction;
-          if (current === "ascending") {
-            direction = "descending";
-          } else if (current === "descending") {
-            direction = "ascending";
-          } else {
-            direction = th.getAttribute("data-sort-default") === "desc" ? "descending" : "ascending";
-          }
-          sortTable(table, th, index, direction);
-        });
-      });
-    });
-  }
-
-  const Headroom = {
+  // Added to, not replaced: downloads.js, tables.js, units.js and legend.js extend the same object.
+  const Headroom = Object.assign(global.Headroom || {}, {
     PALETTE: PALETTE,
     lineChart: lineChart,
     barChart: barChart,
     scatterChart: scatterChart,
-    downloadCsv: downloadCsv,
-    downloadPng: downloadPng,
-    sortableTables: sortableTables,
-    toCsv: toCsv,
-    parseNumber: parseNumber,
-  };
+  });
 
   global.Headroom = Headroom;
   if (typeof module === "object" && module.exports) {

@@ -1,5 +1,5 @@
 /**
- * Headroom page helpers, shared by the dashboard's views (load after charts.js).
+ * Headroom page helpers, shared by the dashboard's views (load after charts.js, downloads.js and tables.js).
  *
  *   HeadroomPages.pageData(id)          the page's JSON (a json_script element)
  *   HeadroomPages.fetchJson(url)        GET JSON from our API; rejects with the API's error message
