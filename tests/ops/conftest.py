@@ -29,7 +29,7 @@ def ingest_all() -> None:
 @pytest.fixture
 def demo(db) -> Campaign:
     """The demo campaign (``load_demo``), every upload stored and the rollups current."""
-    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", "--campaign", "demo", stdout=io.StringIO())
     ingest_all()
     assert set(Upload.objects.values_list("status", flat=True)) == {"stored"}
     return Campaign.objects.get(slug="demo")

@@ -46,7 +46,7 @@ CPU_HDD_MAX = (18, 27, 35, 45, 55, 64, 74, 83, 91, 97)
 
 
 @dataclass(frozen=True)
-class _CapacityRun:
+class CapacityRun:
     run: str
     filename: str
     day: date
@@ -56,11 +56,12 @@ class _CapacityRun:
     av: str
     cpu_avg: Sequence[float]
     cpu_max: Sequence[float]
+    study: str = "fsct-capacity"
 
     @property
     def scenario(self) -> dict[str, str]:
         return {
-            "study": "fsct-capacity",
+            "study": self.study,
             "server_os": self.server_os,
             "smb_dialect": self.smb_dialect,
             "disk_type": self.disk_type,
@@ -69,7 +70,7 @@ class _CapacityRun:
 
 
 CAPACITY_RUNS = (
-    _CapacityRun(
+    CapacityRun(
         "fsct-2008r2-smb2.1-ssd-av-off",
         "FS01_FSCT_2008R2_SMB2.1_SSD_AV-off.csv",
         date(2015, 2, 16),
@@ -80,7 +81,7 @@ CAPACITY_RUNS = (
         CPU_2008R2_AVG,
         CPU_2008R2_MAX,
     ),
-    _CapacityRun(
+    CapacityRun(
         "fsct-2012r2-smb3.02-ssd-av-off",
         "FS01_FSCT_2012R2_SMB3.02_SSD_AV-off.csv",
         date(2015, 2, 17),
@@ -91,7 +92,7 @@ CAPACITY_RUNS = (
         CPU_2012R2_AVG,
         CPU_2012R2_MAX,
     ),
-    _CapacityRun(
+    CapacityRun(
         "fsct-2012r2-smb3.02-ssd-av-on",
         "FS01_FSCT_2012R2_SMB3.02_SSD_AV-on.csv",
         date(2015, 2, 18),
@@ -102,7 +103,7 @@ CAPACITY_RUNS = (
         CPU_AV_AVG,
         CPU_AV_MAX,
     ),
-    _CapacityRun(
+    CapacityRun(
         "fsct-2012r2-smb3.02-ssd-av-on-access-off",
         "FS01_FSCT_2012R2_SMB3.02_SSD_AV-on-access-off.csv",
         date(2015, 2, 19),
@@ -113,7 +114,7 @@ CAPACITY_RUNS = (
         CPU_AV_NO_ON_ACCESS_AVG,
         CPU_AV_NO_ON_ACCESS_MAX,
     ),
-    _CapacityRun(
+    CapacityRun(
         "fsct-2012r2-smb3.02-hdd-av-off",
         "FS01_FSCT_2012R2_SMB3.02_HDD_AV-off.csv",
         date(2015, 2, 20),
@@ -139,23 +140,32 @@ class _Sample:
 
 
 def uploads() -> Iterator[DemoUpload]:
-    for index, run in enumerate(CAPACITY_RUNS):
-        rng = random.Random(SEED * 100 + index)
-        start = datetime.combine(run.day, RUN_START, tzinfo=UTC)
+    return server_uploads(CAPACITY_RUNS, SEED * 100, SERVER)
+
+
+def server_uploads(runs: Sequence[CapacityRun], seed: int, server: str) -> Iterator[DemoUpload]:
+    """Each run's server perfmon CSV (``server``'s counters) with its load steps; draws start at ``seed``."""
+    for index, run in enumerate(runs):
+        rng = random.Random(seed + index)
+        start = run_start(run)
         samples = list(_capacity_samples(run, rng))
         yield DemoUpload(
             filename=run.filename,
-            content=_perfmon_csv(run, start, samples, rng),
+            content=_perfmon_csv(run, start, samples, rng, server),
             kind="perfmon_csv",
             scenario=run.scenario,
-            host=SERVER,
+            host=server,
             role="server",
             run=run.run,
-            steps=_capacity_steps(start),
+            steps=capacity_steps(start),
         )
 
 
-def _capacity_steps(start: datetime) -> list[tuple[int, datetime, datetime]]:
+def run_start(run: CapacityRun) -> datetime:
+    return datetime.combine(run.day, RUN_START, tzinfo=UTC)
+
+
+def capacity_steps(start: datetime) -> list[tuple[int, datetime, datetime]]:
     steps = []
     for number, users in enumerate(USERS):
         offset = EDGE_SAMPLES + number * (STEP_SAMPLES + RAMP_SAMPLES)
@@ -164,7 +174,7 @@ def _capacity_steps(start: datetime) -> list[tuple[int, datetime, datetime]]:
     return steps
 
 
-def _capacity_samples(run: _CapacityRun, rng: random.Random) -> Iterator[_Sample]:
+def _capacity_samples(run: CapacityRun, rng: random.Random) -> Iterator[_Sample]:
     idle = 2.5
     yield from _idle(idle, rng)
     for number, users in enumerate(USERS):
@@ -203,8 +213,10 @@ def _step_cpu(avg: float, peak: float, rng: random.Random) -> list[float]:
     return values
 
 
-def _perfmon_csv(run: _CapacityRun, start: datetime, samples: list[_Sample], rng: random.Random) -> bytes:
-    host = f"\\\\{SERVER}"
+def _perfmon_csv(
+    run: CapacityRun, start: datetime, samples: list[_Sample], rng: random.Random, server: str
+) -> bytes:
+    host = f"\\\\{server}"
     columns = [
         PDH_HEADER,
         f"{host}\\Processor(_Total)\\% Processor Time",

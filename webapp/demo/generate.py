@@ -21,6 +21,11 @@ ingest path and the dashboard recomputes the seed studies' published figures
   between the dialects in high-performance mode; in balanced mode 4 KiB and
   8 KiB throughput drops, more for SMB 2.1, whose reads slow down most.
 
+A second campaign, "Logon load 2015" (slug ``demo-logon``, :func:`logon_load_campaign`),
+holds the logon-under-load study (``logon_load``): four load clients time logons
+and Word launches inside each load step while the server records its CPU, so
+capacity can be read by user experience as well as by counter.
+
 One module per study (``capacity``, ``app_launch``, ``ca_shares``, ``copies``,
 ``logons``, ``diskspd``), each with its own ``uploads()``; ``timings`` holds
 what the timing studies share and ``files`` the ``DemoUpload`` they all make.
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webapp.demo import app_launch, ca_shares, capacity, copies, diskspd, logons
+from webapp.demo import app_launch, ca_shares, capacity, copies, diskspd, logon_load, logons
 from webapp.demo.files import DemoUpload
 
 DIMENSIONS = [
@@ -83,3 +88,26 @@ def demo_campaign() -> DemoCampaign:
             *diskspd.uploads(),
         ],
     )
+
+
+LOGON_LOAD_DIMENSIONS = ["server_os", "smb_dialect", "disk_type", "av", "study"]
+
+
+def logon_load_campaign() -> DemoCampaign:
+    """The logon-under-load demo campaign; the same bytes on every call."""
+    return DemoCampaign(
+        name="Logon load 2015",
+        slug="demo-logon",
+        description=(
+            "Demo data: four load clients log on and launch Word while one file server carries 100 to "
+            "1,000 users, over SMB 2.1 and SMB 3.02. Logon time binds before CPU over SMB 2.1 and "
+            "after it over SMB 3.02."
+        ),
+        dimensions=list(LOGON_LOAD_DIMENSIONS),
+        uploads=list(logon_load.uploads()),
+    )
+
+
+def demo_campaigns() -> list[DemoCampaign]:
+    """Every demo campaign, in the order ``load_demo`` loads them."""
+    return [demo_campaign(), logon_load_campaign()]

@@ -19,7 +19,7 @@ from workers.tasks import ingest_upload, refresh_rollups
 
 def load_demo(kinds: tuple[str, ...] = ("perfmon_csv", "timings"), rollups: bool = True) -> Campaign:
     """``load_demo`` then ingest its uploads of ``kinds`` in this process; optionally refresh rollups."""
-    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", "--campaign", "demo", stdout=io.StringIO())
     for upload in Upload.objects.filter(kind__in=kinds):
         ingest_upload.apply(args=(upload.pk,))
     # In transactional tests a live worker may have claimed some uploads first.

@@ -1,4 +1,5 @@
-"""``manage.py load_demo``: the demo campaign "Folder Redirection 2015" (slug ``demo``).
+"""``manage.py load_demo``: the demo campaigns "Folder Redirection 2015" (slug ``demo``) and "Logon load 2015"
+(slug ``demo-logon``); ``--campaign SLUG`` loads one of them.
 
 The generator (``webapp.demo.generate``) writes the raw files a tester would
 upload; this command feeds them through the same path as the upload API
@@ -18,7 +19,7 @@ from webapp.core.models import Campaign, Project, Upload
 from webapp.core.runs import apply_steps
 from webapp.core.upload_meta import UploadMeta
 from webapp.core.uploads import accept
-from webapp.demo.generate import demo_campaign
+from webapp.demo.generate import DemoCampaign, demo_campaigns
 
 
 class Command(BaseCommand):
@@ -28,9 +29,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--wait", type=float, default=0, help="seconds to wait for the workers to store it"
         )
+        parser.add_argument("--campaign", default="", help="load only the demo campaign with this slug")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        demo = demo_campaign()
+        chosen = [demo for demo in demo_campaigns() if options["campaign"] in ("", demo.slug)]
+        if not chosen:
+            slugs = ", ".join(demo.slug for demo in demo_campaigns())
+            raise CommandError(f"no demo campaign {options['campaign']!r}; there are {slugs}")
+        ids: list[int] = []
+        for demo in chosen:
+            ids += self._load(demo)
+        if options["wait"]:
+            self._wait(ids, options["wait"])
+
+    def _load(self, demo: DemoCampaign) -> list[int]:
         project, _ = Project.objects.get_or_create(slug="demo", defaults={"name": "Demo"})
         campaign, _ = Campaign.objects.get_or_create(
             slug=demo.slug,
@@ -59,8 +71,7 @@ class Command(BaseCommand):
             if item.steps and upload.run is not None:
                 apply_steps(upload.run, item.steps)
         self.stdout.write(f"demo campaign {campaign.slug!r}: {len(ids)} uploads")
-        if options["wait"]:
-            self._wait(ids, options["wait"])
+        return ids
 
     def _wait(self, ids: list[int], seconds: float) -> None:
         deadline = time.monotonic() + seconds
