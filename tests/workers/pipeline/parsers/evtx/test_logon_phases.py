@@ -53,7 +53,7 @@ def test_two_users_logging_on_together_keep_their_own_phases() -> None:
     bob = full_logon(user="S-1-5-21-1002", activity="B2", first=101, offset=200.0, scale=2.0)
     merged = sorted(alice + bob, key=lambda r: r["timestamp"])
     measurements = collect(merged)
-    values = Counter()
+    values: Counter[tuple[str, str, float]] = Counter()
     for m in measurements:
         values[(m.metric, m.subject, m.value)] += 1
     # bob's phases are twice alice's; each logon's shell start is its own user's 9705
