@@ -14,6 +14,7 @@ from webapp.analysis.compare import campaign_compare
 from webapp.analysis.counters import CounterRef, parse_counter
 from webapp.analysis.differences import scenario_differences
 from webapp.analysis.expiry import RESULTS, data_note
+from webapp.analysis.logon_phases import logon_phases
 from webapp.analysis.remarks import scenario_remarks
 from webapp.api.auth import any_auth
 from webapp.api.errors import ApiError, not_found
@@ -141,3 +142,21 @@ def compare(request: HttpRequest, slug: str, baseline: int, metric: str = "") ->
     if base is None:
         raise not_found(f"scenario {baseline} in campaign {slug!r}")
     return _finite({**campaign_compare(campaign, base, metric), "data": data_note(built_from=RESULTS)})
+
+
+@router.get(
+    "/campaigns/{slug}/logon-phases",
+    auth=any_auth,
+    response={200: dict[str, Any], 400: ErrorOut, 404: ErrorOut},
+)
+def logon_phases_view(request: HttpRequest, slug: str, baseline: int | None = None) -> dict[str, Any]:
+    """Per scenario: the mean of each logon phase (profile load, Group Policy and each extension, scripts,
+    shell start, total) with n; a phase not in the uploaded logs is null with ``missing`` true. Comparisons:
+    each scenario's phase as a factor of the baseline scenario's, with a bootstrap interval."""
+    campaign = campaign_for(request, slug)
+    base = None
+    if baseline is not None:
+        base = Scenario.objects.filter(campaign=campaign, pk=baseline).first()
+        if base is None:
+            raise not_found(f"scenario {baseline} in campaign {slug!r}")
+    return _finite({**logon_phases(campaign, base), "data": data_note(built_from=RESULTS)})

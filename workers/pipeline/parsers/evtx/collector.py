@@ -12,11 +12,13 @@ from workers.pipeline.parsers.evtx.events import (
     FOLDER_REDIRECTION,
     GROUP_POLICY,
     PROFILES,
+    SHELL_CORE,
     Event,
     Other,
     Unreadable,
 )
 from workers.pipeline.parsers.evtx.fields import TICKS_PER_MS, timestamp_of, to_number, truthy
+from workers.pipeline.parsers.evtx.logons import GROUP_POLICY_IDS, Logons
 from workers.pipeline.records import Measurement
 
 CHANNELS_SHOWN = 8
@@ -118,6 +120,7 @@ class Collector:
     gp_starts: _Starts = field(default_factory=_Starts)
     profile_starts: _Starts = field(default_factory=_Starts)
     redirection: dict[str, _RedirectionRun] = field(default_factory=dict)
+    logons: Logons = field(default_factory=Logons)
 
     def add(self, event: Event | Other | Unreadable) -> None:
         if isinstance(event, Unreadable):
@@ -137,6 +140,8 @@ class Collector:
             self._profile(event)
         elif event.provider == FOLDER_REDIRECTION:
             self._folder_redirection(event)
+        elif event.provider == SHELL_CORE:
+            self.logons.shell(event)
 
     def _row(
         self, start: Event, metric: str, subject: str, time: datetime, value: float, order: int = 0
@@ -147,6 +152,9 @@ class Collector:
 
     def _group_policy(self, event: Event) -> None:
         eid = event.event_id
+        self.logons.group_policy(event)
+        if eid in GROUP_POLICY_IDS:
+            return
         if 4000 <= eid <= 4007:
             self.gp_starts.open(event)
         elif 8000 <= eid <= 8007 or 7000 <= eid <= 7007:
@@ -204,6 +212,8 @@ class Collector:
             if start is not None and event.ticks >= start.ticks:
                 metric = "profile.load_ms" if eid == 2 else "profile.unload_ms"
                 self._row(start, metric, "", start.time, _ms(start, event))
+                if eid == 2:
+                    self.logons.profile(start, event)
 
     # Folder Redirection ---------------------------------------------------
 
@@ -235,7 +245,11 @@ class Collector:
         """Each row, as a result of the machine that logged it (``Computer``), whoever uploaded it."""
         counts: Counter[tuple[str, str]] = Counter()
         out = []
-        for row in sorted(self.rows, key=lambda r: (r.record, r.order)):
+        phases = [
+            _Row(p.start.record, p.order, p.metric, p.subject, p.time, p.value, p.start.computer)
+            for p in self.logons.rows()
+        ]
+        for row in sorted([*self.rows, *phases], key=lambda r: (r.record, r.order)):
             counts[(row.metric, row.subject)] += 1
             out.append(
                 Measurement(

@@ -35,13 +35,29 @@ GROUP_POLICY = "microsoft-windows-grouppolicy"
 DIAGNOSTICS = "microsoft-windows-diagnostics-performance"
 PROFILES = "microsoft-windows-user profiles service"
 FOLDER_REDIRECTION = "microsoft-windows-folder redirection"
+SHELL_CORE = "microsoft-windows-shell-core"
 
 # The events worth decoding, by provider; every other record is only counted.
 WANTED: Mapping[str, frozenset[int]] = {
-    GROUP_POLICY: frozenset((*range(4000, 4008), *range(7000, 7008), *range(8000, 8008))),
+    GROUP_POLICY: frozenset(
+        (
+            *range(4000, 4008),
+            *range(7000, 7008),
+            *range(8000, 8008),
+            4016,
+            5016,
+            6016,
+            7016,
+            4018,
+            5018,
+            6018,
+            7018,
+        )
+    ),
     DIAGNOSTICS: frozenset((100, 200)),
     PROFILES: frozenset((1, 2, 3, 4)),
     FOLDER_REDIRECTION: frozenset((1000, 1001, 1006)),
+    SHELL_CORE: frozenset((9705,)),
 }
 _WANTED_PROVIDER = re.compile("|".join(re.escape(name) for name in WANTED), re.IGNORECASE)
 _EVENT_ID = re.compile(r'"EventID":\s*(?:\{[^{}]*?"#text":\s*)?"?(\d+)')

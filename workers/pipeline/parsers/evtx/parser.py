@@ -51,6 +51,14 @@ Folder redirection (``Microsoft-Windows-Folder Redirection/Operational``)
     time a redirected folder's full sync. A run is one user SID's
     (``Security/@UserID``) events from 1000 (or its first 1006) to 1001.
 
+Logon phases (``workers/pipeline/parsers/evtx/logons.py``, ``docs/logon_phases.md``)
+    ``logon.cse_ms`` (subject: the extension's name): Group Policy 4016 ->
+    5016/6016/7016 inside a user logon run (4001's activity id);
+    ``logon.scripts_ms``: 4018 -> 5018/6018/7018 of that run;
+    ``logon.shell_ms`` (inferred): the end of profile load or user policy to
+    the user's first Shell-Core 9705; ``logon.total_ms``: profile event 1 to
+    that 9705.
+
 Group Policy and profile events are paired by ``ActivityID`` when the end
 carries one that a start had; otherwise with the latest open start of the
 same kind that has no other activity. Boot, profile and folder redirection
@@ -121,7 +129,8 @@ class EvtxLogonParser:
                 "no logon or policy timings found in this event log "
                 f"(channels seen: {collector.channels_text()}); expected Group Policy start/end events "
                 "(4000-4007/8000-8007), Diagnostics-Performance boot/shutdown events (100/200), "
-                "User Profile Service logon/logoff events (1-4) or Folder Redirection events (1000/1001/1006)"
+                "User Profile Service logon/logoff events (1-4), Folder Redirection events (1000/1001/1006) "
+                "or Shell-Core 9705 after a profile load"
             )
         attributes: dict[str, Any] = {}
         if collector.unreadable:
