@@ -9,7 +9,7 @@ from __future__ import annotations
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.base import Parser
 from workers.pipeline.parsers.diskspd import DiskSpdTextParser, DiskSpdXmlParser
-from workers.pipeline.parsers.evtx import EvtxLogonParser
+from workers.pipeline.parsers.evtx import EvtxLogonParser, EvtxXmlParser
 from workers.pipeline.parsers.fio import FioJsonParser
 from workers.pipeline.parsers.fsct import FsctParser
 from workers.pipeline.parsers.perfmon import PerfmonCsvParser
@@ -27,6 +27,7 @@ PARSERS: tuple[Parser, ...] = (
     PerfmonCsvParser(),
     FsctParser(),
     FioJsonParser(),
+    EvtxXmlParser(),
     EvtxLogonParser(),
     DiskSpdXmlParser(),
     DiskSpdTextParser(),

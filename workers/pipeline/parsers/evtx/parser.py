@@ -125,14 +125,19 @@ class EvtxLogonParser:
             )
         measurements = collector.measurements()
         if not measurements:
-            raise error(
-                "no logon or policy timings found in this event log "
-                f"(channels seen: {collector.channels_text()}); expected Group Policy start/end events "
-                "(4000-4007/8000-8007), Diagnostics-Performance boot/shutdown events (100/200), "
-                "User Profile Service logon/logoff events (1-4), Folder Redirection events (1000/1001/1006) "
-                "or Shell-Core 9705 after a profile load"
-            )
+            raise error(nothing_found(collector, "event log"))
         attributes: dict[str, Any] = {}
         if collector.unreadable:
             attributes["evtx_unreadable_chunks"] = collector.unreadable
         return Parsed(parser=PARSER, tool="evtx", measurements=measurements, run_attributes=attributes)
+
+
+def nothing_found(collector: Collector, what: str) -> str:
+    """Why a log (``.evtx`` or XML export) gave no row: the channels it holds and the events we read."""
+    return (
+        f"no logon or policy timings found in this {what} "
+        f"(channels seen: {collector.channels_text()}); expected Group Policy start/end events "
+        "(4000-4007/8000-8007), Diagnostics-Performance boot/shutdown events (100/200), "
+        "User Profile Service logon/logoff events (1-4), Folder Redirection events (1000/1001/1006) "
+        "or Shell-Core 9705 after a profile load"
+    )
