@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from tests.browser.conftest import Site
 from tests.factories import make_user
-from tests.webapp.dashboard.demo import add_demo_series
+from tests.webapp.dashboard.demo import add_demo_series, add_fsct_results
 from webapp.core.models import Scenario
 from webapp.sharing import report
 from webapp.sharing.history import history_filters
@@ -49,7 +49,8 @@ class Page:
 def every_page(site: Site) -> list[Page]:
     """The pages to walk; makes the signed-in user a staff owner and issues one share link per view (the
     capacity one with a sizing, the compare one against the app-launch study's unredirected scenario, the
-    series history one of the demo and a later campaign, ``add_demo_series``)."""
+    series history one of the demo and a later campaign, ``add_demo_series``); the demo gets the FSCT fixture
+    files' results (``add_fsct_results``) so the FSCT section is walked too."""
     user = make_user(site.campaign.project, role="owner")
     user.is_staff = True  # staff may also create projects
     user.save()
@@ -60,6 +61,7 @@ def every_page(site: Site) -> list[Page]:
     baseline = next(s for s in launches if s.dims.get("redirection") == "none")
     sizing = {"users": 3000, "target": 60, "redundancy": 1}
     later = add_demo_series(site.campaign)
+    add_fsct_results(site.campaign)  # the capacity page's and its share reports' FSCT section
     history = history_filters(later, {}, baseline="")
     shares = [
         ("share-overview", ShareLink.issue(site.campaign, "overview", {})[1]),
@@ -93,5 +95,9 @@ def open_every_page(page, site: Site, pages: list[Page]):
         response = page.goto(site.url + item.path)
         assert response is not None and response.status == 200, (item.path, response and response.status)
         page.wait_for_load_state("networkidle")
-        page.wait_for_function("() => !['loading'].includes(document.body.dataset.state || '')")
+        # The capacity page's FSCT section draws from its own answer, after the page's.
+        page.wait_for_function(
+            "() => !['loading'].includes(document.body.dataset.state || '')"
+            " && !document.querySelector('#fsct[data-state=loading]')"
+        )
         yield item

@@ -66,6 +66,7 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
     for item in open_every_page(page, site, pages):
         if item.name == "capacity":
             page.wait_for_selector("#sizing-table td.servers")
+            page.wait_for_selector("#fsct[data-state=ready]")
         figures, strays = scan(page, labels)
         unmarked += [f"{item.name}: {s['where']} {s['text']!r}" for s in strays]
         for figure in figures:
@@ -81,7 +82,7 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
     assert unmarked == [], "\n".join(unmarked)
     # Every share report is read back too, its capacity answer, sizing, comparisons, copies and history among them.
     assert {p.name for p in pages if p.path.startswith("/s/")} <= {n for n, count in marked.items() if count}
-    assert {"capacity", "sizing", "compare", "copies", "history"} <= {
+    assert {"capacity", "sizing", "compare", "copies", "history", "fsct"} <= {
         a.split("?")[0].rsplit("/", 1)[1] for a in answers
     }
     print(dict(marked))

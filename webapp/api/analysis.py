@@ -1,4 +1,4 @@
-"""``/api/v1/campaigns/{slug}/capacity`` and ``/compare``: the numbers behind the headline views."""
+"""``/api/v1/campaigns/{slug}/capacity``, ``/compare`` and ``/fsct``: the numbers behind the headline views."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from webapp.analysis.compare import campaign_compare
 from webapp.analysis.counters import CounterRef, parse_counter
 from webapp.analysis.differences import scenario_differences
 from webapp.analysis.expiry import RESULTS, data_note
+from webapp.analysis.fsct_curves import fsct_body
 from webapp.analysis.logon_phases import logon_phases
 from webapp.analysis.remarks import scenario_remarks
 from webapp.api.auth import any_auth
@@ -160,3 +161,12 @@ def logon_phases_view(request: HttpRequest, slug: str, baseline: int | None = No
         if base is None:
             raise not_found(f"scenario {baseline} in campaign {slug!r}")
     return _finite({**logon_phases(campaign, base), "data": data_note(built_from=RESULTS)})
+
+
+@router.get("/campaigns/{slug}/fsct", auth=any_auth, response={200: dict[str, Any], 404: ErrorOut})
+def fsct(request: HttpRequest, slug: str) -> dict[str, Any]:
+    """Per scenario with FSCT results: per step ``{users, throughput_sps, overload_pct, overloaded, errors,
+    responses: [{operation, ms}]}``, and ``overload_users`` (the first overloaded step) with
+    ``last_good_users`` (the step before it); ``scenarios`` is empty when the campaign has no FSCT results."""
+    campaign = campaign_for(request, slug)
+    return _finite(fsct_body(campaign))

@@ -31,6 +31,7 @@ from webapp.core.models import DIMENSIONS, Scenario
 from webapp.core.notes import notes_of
 from webapp.sharing import answer
 from webapp.sharing.copies import copies_section
+from webapp.sharing.fsct import fsct_section
 from webapp.sharing.history import history_filters, history_section
 from webapp.sharing.marks import api_address
 from webapp.sharing.models import ShareLink
@@ -261,6 +262,7 @@ def build(link: ShareLink) -> dict[str, Any]:
     if view in (ShareLink.View.OVERVIEW, ShareLink.View.CAPACITY):
         filters = capacity_filters(link.filters if view == ShareLink.View.CAPACITY else {})
         context["capacity"] = _capacity(campaign, filters)
+        context["fsct"] = fsct_section(campaign)
     if view == ShareLink.View.OVERVIEW:
         context["studies"] = study_tables(campaign)
     if view == ShareLink.View.BLOCKSIZE:

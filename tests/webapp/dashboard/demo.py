@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 from django.core.management import call_command
 
@@ -124,3 +125,28 @@ def add_demo_series(campaign: Campaign) -> Campaign:
         text="baseline build",
     )
     return later
+
+
+FSCT_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "fsct"
+# (fixture, AV setting) of the FSCT result files add_fsct_results ingests: one overloads at 900 users, one never.
+FSCT_FILES = (("fsct_overload_top_tabs.txt", "on"), ("fsct_clean_100-1000.txt", "off"))
+
+
+def add_fsct_results(campaign: Campaign) -> list[Scenario]:
+    """The FSCT fixture files as the FSCT controller's results of two scenarios (study ``fsct-results``):
+    AV on overloads at 900 users (800 the last step without), AV off never does."""
+    scenarios = []
+    for name, av in FSCT_FILES:
+        dims = {"study": "fsct-results", "av": av}
+        upload = ingest_bytes(
+            campaign,
+            (FSCT_FIXTURES / name).read_bytes(),
+            kind="fsct",
+            scenario=dims,
+            host="FSCT-CTRL",
+            filename=name,
+            run=f"fsct-results-av-{av}",
+        )
+        assert upload.status == "stored", upload.error
+        scenarios.append(Scenario.for_dims(campaign, dims))
+    return scenarios

@@ -17,6 +17,8 @@ from django.shortcuts import render
 from webapp.analysis.blocksize import as_json, block_size_points
 from webapp.analysis.copies import copy_comparison
 from webapp.analysis.counters import DEFAULT_COUNTER, CounterRef
+from webapp.analysis.fsct_curves import METHOD as FSCT_METHOD
+from webapp.analysis.fsct_curves import has_fsct
 from webapp.analysis.metric_groups import GROUPS
 from webapp.api.analysis import INTERVALS, METHOD
 from webapp.core.models import Campaign, Host, Scenario
@@ -57,6 +59,9 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
         "units": {path: counter_unit(path) for path in counters},
         "title": found.name,
     }
+    fsct = has_fsct(found)
+    if fsct:
+        page["fsct_api"] = f"{API}/campaigns/{found.slug}/fsct"
     method = METHOD.format(trim=params["trim"], stat=params["stat"], threshold=params["threshold"])
     context = campaign_context(
         found,
@@ -70,6 +75,8 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
         intervals=INTERVALS,
         problems=problems,
         unit=counter_unit(params["counter"]),
+        fsct=fsct,
+        fsct_method=FSCT_METHOD,
     )
     return render(request, "dashboard/capacity.html", context)
 
