@@ -62,7 +62,9 @@ def converted(path: Path) -> Iterator[Path]:
                 check=False,
             )
         except OSError as exc:
-            raise RelogFailed(f"cannot run relog ({exc}); convert it by hand: {relog_command(path)}") from None
+            raise RelogFailed(
+                f"cannot run relog ({exc}); convert it by hand: {relog_command(path)}"
+            ) from None
         if done.returncode != 0 or not target.is_file():
             detail = (done.stderr or done.stdout).strip().splitlines()
             raise RelogFailed(

@@ -229,7 +229,9 @@ def _prepare_file(ctx: Context, path: Path, meta: UploadMeta, show_progress: boo
     except blg.RelogFailed as exc:
         print(f"{path}: {exc}", file=ctx.err)
         return None
-    print(f"{path.name}: binary perfmon log converted with relog; sending it as {csv_file.name}", file=ctx.out)
+    print(
+        f"{path.name}: binary perfmon log converted with relog; sending it as {csv_file.name}", file=ctx.out
+    )
     return item
 
 

@@ -12,10 +12,21 @@ from headroom_agent.cli import main
 
 from tests.agents.conftest import AgentHome, Sink
 from tests.agents.test_upload import form_parts
-from tests.paths import FIXTURES
+from tests.blg_layout import blg_first_buffer
+from tests.paths import FIXTURES, real_fixture
 
-BLG = FIXTURES / "perfmon_blg" / "txrx_BasicPerfCounters.blg"
 CSV = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
+
+
+@pytest.fixture(params=["documented-layout", "real-data-collector-set-log"])
+def blg(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A ``DataCollector01.blg``: a header built from the documented layout, or the real sample."""
+    path = tmp_path / "DataCollector01.blg"
+    if request.param == "documented-layout":
+        path.write_bytes(blg_first_buffer())
+    else:
+        shutil.copyfile(real_fixture("perfmon_blg/txrx_BasicPerfCounters.blg"), path)
+    return path
 
 
 @pytest.fixture
@@ -37,13 +48,13 @@ def stand_in_relog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_on_windows_the_csv_relog_makes_is_sent_and_removed(
-    agent_home: AgentHome, sink: Sink, stand_in_relog: Path, tmp_path: Path, monkeypatch, capsys
+    agent_home: AgentHome, sink: Sink, blg: Path, stand_in_relog: Path, monkeypatch, capsys
 ) -> None:
-    blg = tmp_path / "DataCollector01.blg"
-    shutil.copyfile(BLG, blg)
     monkeypatch.setattr(sys, "platform", "win32")
     # --timezone: the agent would otherwise ask the (absent) Windows registry for the local zone.
-    code = main(["upload", str(blg), "--server", sink.url, "--token", "t", "--campaign", "c", "--timezone", "UTC"])
+    code = main(
+        ["upload", str(blg), "--server", sink.url, "--token", "t", "--campaign", "c", "--timezone", "UTC"]
+    )
     monkeypatch.undo()
     assert code == 0
     args = stand_in_relog.read_text().split("\n")
@@ -53,14 +64,15 @@ def test_on_windows_the_csv_relog_makes_is_sent_and_removed(
     assert not target.exists() and not target.parent.exists()  # the temporary CSV is gone
     [request] = sink.posts("/api/v1/uploads")
     assert form_parts(request)["file"] == ("DataCollector01.csv", CSV.read_bytes())
-    assert "binary perfmon log converted with relog; sending it as DataCollector01.csv" in capsys.readouterr().out
+    assert (
+        "binary perfmon log converted with relog; sending it as DataCollector01.csv"
+        in capsys.readouterr().out
+    )
 
 
 def test_elsewhere_it_says_what_to_run_on_windows_and_sends_nothing(
-    agent_home: AgentHome, sink: Sink, tmp_path: Path, capsys
+    agent_home: AgentHome, sink: Sink, blg: Path, capsys
 ) -> None:
-    blg = tmp_path / "DataCollector01.blg"
-    shutil.copyfile(BLG, blg)
     code = main(["upload", str(blg), "--server", sink.url, "--token", "t", "--campaign", "c"])
     assert code != 0
     assert sink.posts("/api/v1/uploads") == []

@@ -27,7 +27,7 @@ NAME = "blg"
 
 def _argument(name: str) -> str:
     """A file name as a cmd.exe argument: quoted when it holds a space."""
-    return f'"{name}"' if any(char in name for char in ' \t&()^') else name
+    return f'"{name}"' if any(char in name for char in " \t&()^") else name
 
 
 def relog_command(filename: str) -> str:

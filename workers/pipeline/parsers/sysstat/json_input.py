@@ -75,7 +75,9 @@ def read_json(text: str, context: ParseContext) -> Iterator[tuple[str, datetime,
     try:
         document = json.loads(text, parse_float=str, parse_int=str)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"the file is not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME) from None
+        raise ParseError(
+            f"the file is not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, parser=NAME
+        ) from None
     hosts = document.get("sysstat", {}).get("hosts") if isinstance(document, dict) else None
     if not isinstance(hosts, list):
         raise ParseError('expected sadf -j output: {"sysstat": {"hosts": [...]}}', line=1, parser=NAME)

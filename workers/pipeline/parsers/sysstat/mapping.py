@@ -21,7 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from workers.pipeline.parsers.common.counter_names import MEMORY, NETWORK_INTERFACE, PHYSICAL_DISK, PROCESSOR, SYSTEM
+from workers.pipeline.parsers.common.counter_names import (
+    MEMORY,
+    NETWORK_INTERFACE,
+    PHYSICAL_DISK,
+    PROCESSOR,
+    SYSTEM,
+)
 
 KIB = Decimal(1024)
 SECTOR = Decimal(512)

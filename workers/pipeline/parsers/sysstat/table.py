@@ -26,7 +26,7 @@ def gather(samples: Iterable[tuple[str, datetime, Activity]]) -> CounterTable:
                 line=activity.line,
                 parser=NAME,
             ) from None
-        line, cells = rows.setdefault(time, (activity.line, {}))
+        _, cells = rows.setdefault(time, (activity.line, {}))
         for value in values:
             key = (host, value.object, value.instance, value.counter)
             index = columns.get(key)

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import FIXTURES
-from workers.pipeline.decode import decode
+from tests.paths import FIXTURES, real_fixture
+from workers.pipeline.decode import Decoded, decode
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.base import ParseContext
-from workers.pipeline.registry import detect_parser
 from workers.pipeline.records import Parsed
+from workers.pipeline.registry import detect_parser
 
-SYSSTAT = FIXTURES / "sysstat"
-JSON = SYSSTAT / "sysstat-tests_sadf-j_A.json"
-CSV = SYSSTAT / "sysstat-tests_sadf-d_A.csv"
-NEW_YORK = SYSSTAT / "sysstat-tests_sadf-d_T_NewYork.csv"
+# Under the shared real fixtures (tests skip when a checkout's shared folder predates them).
+JSON = "sysstat/sysstat-tests_sadf-j_A.json"
+CSV = "sysstat/sysstat-tests_sadf-d_A.csv"
+NEW_YORK = "sysstat/sysstat-tests_sadf-d_T_NewYork.csv"
 
 # The five statistics of the recording, in UTC ("tz": "UTC" / "... UTC").
 TIMES = [
@@ -29,8 +29,13 @@ TIMES = [
 ]
 
 
-def parse(path: Path, timezone: str | None = None) -> Parsed:
-    decoded = decode(lambda: path.open("rb"))
+def opened(path: Path) -> Decoded:
+    return decode(lambda: path.open("rb"))
+
+
+def parse(relpath: str, timezone: str | None = None) -> Parsed:
+    path = real_fixture(relpath)
+    decoded = opened(path)
     parser = detect_parser(decoded.head_bytes, decoded.head_text)
     assert parser.name == "sysstat"
     return parser.parse(decoded, ParseContext(filename=path.name, timezone=timezone))
@@ -42,14 +47,16 @@ def series(parsed: Parsed) -> dict[tuple[str, str, str, str], list[float | None]
     rows = list(parsed.counters.rows)
     assert [row.time for row in rows] == TIMES
     return {
-        (c.host, c.object, c.instance, c.counter): [None if r.values[i] is None else float(r.values[i]) for r in rows]
+        (c.host, c.object, c.instance, c.counter): [
+            None if (value := r.values[i]) is None else float(value) for r in rows
+        ]
         for i, c in enumerate(columns)
     }
 
 
-@pytest.mark.parametrize("path", [JSON, CSV], ids=["sadf-j", "sadf-d"])
-def test_sysstat_figures_become_perfmon_counters_with_the_files_values(path: Path) -> None:
-    found = series(parse(path))
+@pytest.mark.parametrize("relpath", [JSON, CSV], ids=["sadf-j", "sadf-d"])
+def test_sysstat_figures_become_perfmon_counters_with_the_files_values(relpath: str) -> None:
+    found = series(parse(relpath))
     host = "SYSSTAT.TEST"
     # cpu "all" idle 82.88, 95.31, 71.68, 75.90, 73.34 -> % Processor Time = 100 - idle
     assert found[(host, "Processor", "_Total", "% Processor Time")] == [17.12, 4.69, 28.32, 24.10, 26.66]
@@ -58,7 +65,11 @@ def test_sysstat_figures_become_perfmon_counters_with_the_files_values(path: Pat
     # memory avail 4389516 kB -> 4389516 / 1024 MB
     assert found[(host, "Memory", "", "Available MBytes")] == [pytest.approx(4389516 / 1024)] * 5
     # sda in the third sample: tps 1604.70, rkB 41499.97, wkB 10663.48, await 12.00 ms, aqu-sz 18.56
-    sda = {counter: values[2] for (_, obj, inst, counter), values in found.items() if (obj, inst) == ("PhysicalDisk", "sda")}
+    sda = {
+        counter: values[2]
+        for (_, obj, inst, counter), values in found.items()
+        if (obj, inst) == ("PhysicalDisk", "sda")
+    }
     assert sda["Disk Transfers/sec"] == 1604.70
     assert sda["Disk Read Bytes/sec"] == pytest.approx(41499.97 * 1024)
     assert sda["Disk Write Bytes/sec"] == pytest.approx(10663.48 * 1024)
@@ -96,9 +107,12 @@ def test_local_times_need_the_uploads_zone_and_are_converted_with_its_rules() ->
 
 
 def test_sysstat_output_is_detected_by_content_not_by_name() -> None:
-    for path in (JSON, CSV):
-        decoded = decode(lambda path=path: path.open("rb"))
-        assert detect_parser(decoded.head_bytes, decoded.head_text).detect(decoded.head_bytes, decoded.head_text) == 95
+    for relpath in (JSON, CSV):
+        decoded = opened(real_fixture(relpath))
+        assert (
+            detect_parser(decoded.head_bytes, decoded.head_text).detect(decoded.head_bytes, decoded.head_text)
+            == 95
+        )
     perfmon = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
-    decoded = decode(lambda: perfmon.open("rb"))
+    decoded = opened(perfmon)
     assert detect_parser(decoded.head_bytes, decoded.head_text).name == "perfmon_csv"
