@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from headroom_agent import localzone, progress
+from headroom_agent import blg, localzone, progress
 from headroom_agent.client import Client, TransportError, Verdict
 from headroom_agent.context import EXIT_FAILED, EXIT_OK, EXIT_SPOOLED, EXIT_USAGE, Context, combine
 from headroom_agent.outbox import report
@@ -211,6 +211,30 @@ def show_final(answer: dict[str, Any], out: IO[str]) -> int:
     return EXIT_FAILED
 
 
+def _prepare_file(ctx: Context, path: Path, meta: UploadMeta, show_progress: bool | None) -> Item | None:
+    """Spool one file; a binary perfmon log goes as the CSV relog makes of it (None: not sent)."""
+    if not blg.is_blg(path):
+        return prepare(ctx.spool, path, meta, show_progress)
+    if not blg.on_windows():
+        print(
+            f"{path}: a binary perfmon log (.blg), which the server reads as CSV; on Windows run "
+            f"`{blg.relog_command(path)}` and upload the CSV (headroom-agent upload does that itself there)",
+            file=ctx.err,
+        )
+        return None
+    try:
+        with blg.converted(path) as csv_file:
+            # The spool keeps its own compressed copy, so the temporary CSV can go at once.
+            item = prepare(ctx.spool, csv_file, meta, show_progress)
+    except blg.RelogFailed as exc:
+        print(f"{path}: {exc}", file=ctx.err)
+        return None
+    print(
+        f"{path.name}: binary perfmon log converted with relog; sending it as {csv_file.name}", file=ctx.out
+    )
+    return item
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """``headroom-agent upload FILE...``"""
     files, problems = file_list(args.files)
@@ -219,7 +243,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if not files:
         return EXIT_USAGE
     meta = meta_from(args, ctx)
-    items = [prepare(ctx.spool, path, meta, args.progress) for path in files]
+    items = []
+    for path in files:
+        item = _prepare_file(ctx, path, meta, args.progress)
+        if item is None:
+            problems.append(str(path))
+        else:
+            items.append(item)
     result = ctx.outbox.flush()
     report(result, ctx.spool, items, ctx.err)
     codes = [EXIT_FAILED if problems else EXIT_OK]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from workers.pipeline.errors import ParseError
 from workers.pipeline.parsers.base import Parser
+from workers.pipeline.parsers.blg import BlgParser
 from workers.pipeline.parsers.diskspd import DiskSpdTextParser, DiskSpdXmlParser
 from workers.pipeline.parsers.evtx import EvtxLogonParser, EvtxXmlParser
 from workers.pipeline.parsers.fio import FioJsonParser
@@ -15,6 +16,7 @@ from workers.pipeline.parsers.fsct import FsctParser
 from workers.pipeline.parsers.perfmon import PerfmonCsvParser
 from workers.pipeline.parsers.robocopy import RobocopyParser
 from workers.pipeline.parsers.samples_json import SamplesJsonParser
+from workers.pipeline.parsers.sysstat import SysstatParser
 from workers.pipeline.parsers.timings import TimingsParser
 
 # Detection asks every parser and takes the highest score; when several give the
@@ -22,6 +24,7 @@ from workers.pipeline.parsers.timings import TimingsParser
 # the tie-break detection has always had (it ranked (score, name) from the top).
 PARSERS: tuple[Parser, ...] = (
     TimingsParser(),
+    SysstatParser(),
     SamplesJsonParser(),  # name "samples"
     RobocopyParser(),
     PerfmonCsvParser(),
@@ -31,6 +34,7 @@ PARSERS: tuple[Parser, ...] = (
     EvtxLogonParser(),
     DiskSpdXmlParser(),
     DiskSpdTextParser(),
+    BlgParser(),
 )
 
 

@@ -17,7 +17,7 @@ from webapp.timeseries.models import Measurement
 register = template.Library()
 
 PARSERS = {
-    "traces": ("perfmon_csv", "samples"),
+    "traces": ("perfmon_csv", "samples", "sysstat"),
     "blocksize": ("diskspd_xml", "diskspd_text", "fio_json"),
     "copies": ("robocopy",),
 }
