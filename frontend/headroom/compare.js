@@ -220,6 +220,9 @@
     const address = new URLSearchParams(query);
     address.set("show", form.elements.show.value);
     if (perHostBox.checked) address.set("hosts", "1");
+    // The logon phases' own baseline (logon_phases.js) stays in the address.
+    const phases = new URLSearchParams(location.search).get("phases_baseline");
+    if (phases) address.set("phases_baseline", phases);
     history.replaceState(null, "", "?" + address.toString());
     document.body.setAttribute("data-state", "loading");
     status.textContent = "Loading…";

@@ -86,3 +86,36 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
         a.split("?")[0].rsplit("/", 1)[1] for a in answers
     }
     print(dict(marked))
+
+
+def test_every_logon_phase_figure_is_the_apis_value(page, phases_site):
+    """The "Where the logon time goes" section (issue 21 item 6), on the compare page and on a compare share
+    link that froze the other baseline: every figure it prints is read back as above."""
+    from webapp.core.models import Scenario
+    from webapp.sharing import report
+    from webapp.sharing.models import ShareLink
+
+    site = phases_site
+    on = Scenario.objects.get(campaign=site.campaign, redirection="on", extras__study="logon-phases")
+    _, token = ShareLink.issue(
+        site.campaign, "compare", report.compare_filters({"baseline": on.pk, "phases_baseline": on.pk})
+    )
+    labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
+    campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
+    checked: Counter[str] = Counter()
+    for path in ("/campaigns/demo/compare/", f"/s/{token}/"):
+        page.goto(site.url + path)
+        page.wait_for_selector("body[data-state=ready] #logon-phases[data-state=ready]")
+        figures, strays = scan(page, labels)
+        assert strays == [], strays
+        for figure in figures:
+            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
+            if "/logon-phases" not in api:
+                continue
+            check(figure, site.client.get(api).json())
+            checked[api] += 1
+    # Means (with stdev and n) of 8 phase rows x 2 scenarios, less 2 missing; 7 comparisons x (n, factor, interval).
+    assert checked == {
+        f"{campaign_api}/logon-phases": 16 - 2 + 7 * 3,
+        f"{campaign_api}/logon-phases?baseline={on.pk}": 16 - 2 + 7 * 3,
+    }

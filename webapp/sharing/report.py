@@ -4,7 +4,7 @@ Every filter of the view the link was made from is frozen (validated with the
 API's rules when the link is made and again when it is opened): capacity --
 counter, statistic, threshold, trim, the bar grouping and colour dimensions
 and the what-if sizing (users, target, redundancy); compare -- baseline,
-metric and the metric group shown; traces -- run, counter series, start and end
+metric, the metric group shown and the logon phases' baseline (webapp/sharing/logon_phases.py); traces -- run, counter series, start and end
 (webapp/sharing/traces.py); series history -- the capacity parameters and the
 baseline (webapp/sharing/history.py).
 
@@ -33,6 +33,7 @@ from webapp.sharing import answer
 from webapp.sharing.copies import copies_section
 from webapp.sharing.fsct import fsct_section
 from webapp.sharing.history import history_filters, history_section
+from webapp.sharing.logon_phases import phases_baseline, phases_section
 from webapp.sharing.marks import api_address
 from webapp.sharing.models import ShareLink
 from webapp.sharing.studies import p_text, study_tables
@@ -40,7 +41,7 @@ from webapp.sharing.traces import traces_section
 
 CAPACITY_DEFAULTS: dict[str, Any] = {"counter": "", "stat": "avg", "threshold": 80.0, "trim": 10.0}
 CAPACITY_EXTRAS = ("groups", "colour", "users", "target", "redundancy")
-COMPARE_KEYS = ("baseline", "metric", "show")
+COMPARE_KEYS = ("baseline", "metric", "show", "phases_baseline")
 
 
 def capacity_filters(raw: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +105,9 @@ def compare_filters(raw: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("the metric must be text without NUL characters")
     if show not in (*GROUPS, "all"):
         raise ValueError(f"show must be one of {', '.join(GROUPS)} or all, not {show[:40]!r}")
-    return {"baseline": raw.get("baseline"), "metric": metric, "show": show}
+    filters = {"baseline": raw.get("baseline"), "metric": metric, "show": show}
+    phases = phases_baseline(raw.get("phases_baseline"))
+    return {**filters, "phases_baseline": phases} if phases is not None else filters
 
 
 def _capacity(campaign: Any, filters: dict[str, Any]) -> dict[str, Any]:
@@ -273,9 +276,11 @@ def build(link: ShareLink) -> dict[str, Any]:
     if view == ShareLink.View.TRACES:
         context["traces"] = traces_section(campaign, link.filters)
     if view == ShareLink.View.COMPARE:
-        found = _compare(campaign, compare_filters(link.filters))
+        filters = compare_filters(link.filters)
+        found = _compare(campaign, filters)
         if found is not None:
             context["compare"] = found
+        context["phases"] = phases_section(campaign, filters.get("phases_baseline"))
     if view == ShareLink.View.HISTORY:
         context["history"] = history_section(campaign, history_filters(campaign, link.filters))
     else:

@@ -135,6 +135,7 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
         baseline=baseline,
         metric_groups=GROUPS,
         show=show if show in (*GROUPS, "all") else "headline",
+        phases_api=f"{API}/campaigns/{found.slug}/logon-phases",
     )
     return render(request, "dashboard/compare.html", context)
 
