@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", action="append", metavar="KEY=VALUE", help="tag sent with each timing")
     p.add_argument("--run", help="run name")
     p.add_argument(
+        "--users",
+        type=int,
+        metavar="N",
+        help="active user sessions while the command runs; overrides the load step its time falls in",
+    )
+    p.add_argument(
         "--until-window",
         metavar="TITLE",
         help="Windows only: stop the clock when a new window whose title contains TITLE is visible",

@@ -5,7 +5,9 @@ clock changes do not distort it), or with ``--until-window TITLE`` (Windows
 only) until a new visible window with that title appears -- the
 application-launch measurement. ``started_at`` is the UTC wall-clock time of
 the launch. Repetitions are numbered 1..N; one whose command fails is
-reported and not recorded. The batch goes to ``POST /api/v1/timings``
+reported and not recorded. ``--users N`` sends each row's ``users`` (the
+active sessions while it ran), which places it on capacity's user axis
+instead of the load step its time falls in. The batch goes to ``POST /api/v1/timings``
 through the spool like everything else, after all repetitions have run, so
 no upload competes with the thing being timed.
 """
@@ -45,6 +47,7 @@ class Timing:
     duration_ms: float
     repetition: int
     tags: dict[str, str] = field(default_factory=dict)
+    users: int | None = None  # active user sessions while it ran (``--users``); omitted when unknown
 
 
 @dataclass
@@ -107,12 +110,13 @@ def measure(
 
 def timings_body(base: Mapping[str, object], timings: list[Timing]) -> bytes:
     """The batch JSON, gzipped deterministically."""
-    text = json.dumps({**base, "timings": [asdict(t) for t in timings]}, separators=(",", ":"))
+    rows = [{k: v for k, v in asdict(t).items() if k != "users" or v is not None} for t in timings]
+    text = json.dumps({**base, "timings": rows}, separators=(",", ":"))
     return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    """``headroom-agent time --name NAME [--repeat N] -- CMD ...``"""
+    """``headroom-agent time --name NAME [--repeat N] [--users N] -- CMD ...``"""
     command = list(args.program)
     if command and command[0] == "--":
         command = command[1:]
@@ -127,6 +131,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return EXIT_USAGE
     if args.repeat < 1:
         print("--repeat must be 1 or more", file=ctx.err)
+        return EXIT_USAGE
+    if args.users is not None and args.users < 0:
+        print("--users is the number of active user sessions, 0 or more", file=ctx.err)
         return EXIT_USAGE
     try:
         tags = parse_pairs(args.tag or [], "tag")
@@ -162,7 +169,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         )
         timings.append(
             Timing(
-                args.name, iso_utc(measured.started), round(measured.duration_ms, 3), repetition, dict(tags)
+                args.name,
+                iso_utc(measured.started),
+                round(measured.duration_ms, 3),
+                repetition,
+                dict(tags),
+                args.users,
             )
         )
     if not timings:

@@ -130,3 +130,34 @@ def test_a_missing_program_is_named(agent_home: AgentHome, capsys: pytest.Captur
     )
     assert code == 1
     assert "cannot start 'no-such-program-xyz'" in capsys.readouterr().err
+
+
+def test_the_time_command_sends_the_active_users_given(agent_home: AgentHome, sink: Sink) -> None:
+    common = ["time", "--server", sink.url, "--token", "t", "--campaign", "c", "--name", "logon"]
+    assert main([*common, "--users", "250", "--repeat", "2", "--", *SLEEP_50MS]) == 0
+    assert main([*common, "--", *SLEEP_50MS]) == 0
+    with_users, without = (post.json()["timings"] for post in sink.posts("/api/v1/timings"))
+    assert [row["users"] for row in with_users] == [250, 250]
+    assert "users" not in without[0]
+
+
+def test_negative_users_are_a_usage_error(agent_home: AgentHome, sink: Sink) -> None:
+    code = main(
+        [
+            "time",
+            "--server",
+            sink.url,
+            "--token",
+            "t",
+            "--campaign",
+            "c",
+            "--name",
+            "x",
+            "--users",
+            "-1",
+            "--",
+            *SLEEP_50MS,
+        ]
+    )
+    assert code == 2
+    assert sink.posts("/api/v1/timings") == []

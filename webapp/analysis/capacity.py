@@ -16,7 +16,8 @@ computed only when it is the chosen statistic (``p95`` is null otherwise).
 Around the point: its interval (``analysis.uncertainty``), an extrapolation
 when no step crosses (``analysis.extrapolate``), and the users before each
 resource's limit (``analysis.limits``), whose step averages come from the
-same single window query as the chosen counter's.
+same single window query as the chosen counter's, and the users before each
+timing limit (user experience, ``analysis.ux_capacity``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from webapp.analysis.limits import (
     COMPANIONS,
     ResourceUsers,
     binding,
+    by_users,
     campaign_limits,
     extra_series,
     limiting,
@@ -44,6 +46,7 @@ from webapp.analysis.limits import (
 )
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
 from webapp.analysis.uncertainty import RunCurve, Uncertainty, saturation_interval
+from webapp.analysis.ux_capacity import timing_limits
 from webapp.analysis.windows import Window, window_p95, window_stats
 from webapp.core.models import Campaign, Host, Run, RunStep
 from webapp.timeseries.models import CounterSeries
@@ -248,6 +251,7 @@ def campaign_capacity(
     averages = {extra_keys[key]: s.average for key, s in found.items() if key < 0}
     averages.update({(step, sid): found[key].average for key, step, sid in shared if key in found})
     overloaded = _overloaded_steps(runs)
+    by_timing = timing_limits(runs, limits)
 
     by_scenario: dict[int, list[Run]] = defaultdict(list)
     for run in runs:
@@ -276,6 +280,7 @@ def campaign_capacity(
         result.limits, result.companions = scenario_limits(
             runs_of_scenario, watched, averages, overloaded, limits, split
         )
+        result.limits = by_users([*result.limits, *by_timing.get(scenario.pk, [])])
         results.append(result)
     return results
 

@@ -14,7 +14,11 @@ network adapter) on its own. Special cases:
   floor ``threshold`` in MB;
 * network is compared as a percentage of the same adapter's ``Current
   Bandwidth`` (bits/s): 100 x 8 x Bytes Total/sec / Current Bandwidth;
-* overload is FSCT's overload figure: the first overloaded step.
+* overload is FSCT's overload figure: the first overloaded step;
+* a ``timing`` row is a user-experience limit: the users at which a timing's
+  per-step mean exceeds its baseline by ``threshold`` ms, or reaches
+  ``factor`` x the baseline (``analysis.ux_capacity``; evaluated there and
+  merged by the capacity method).
 
 The scenario's capacity is the smallest users-before-limit among the limits
 reached; the runner-up and its margin say how close the next resource is.
@@ -33,6 +37,7 @@ from django.db.models import Q
 from webapp.analysis.counters import parse_counter
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
 from webapp.analysis.uncertainty import step_bounds
+from webapp.analysis.ux_rules import RuleError, UxRule, rule
 from webapp.core.models import DEFAULT_LIMITS, Campaign, Host, ResourceLimit, Run
 from webapp.timeseries.models import CounterSeries
 
@@ -51,6 +56,7 @@ class Limit:
     above: bool
     threshold: float
     percent: float | None
+    rule: UxRule | None = None  # a timing limit's baseline and margin
 
     def matches(self, series: CounterSeries) -> bool:
         return (
@@ -61,6 +67,8 @@ class Limit:
 
 
 def _limit(row: Mapping[str, Any]) -> Limit:
+    if row["resource"] == "timing":
+        return Limit("timing", "", "", "", True, float(row["threshold"]), None, timing_rule(row))
     if not row.get("counter"):
         return Limit(row["resource"], "", "", "", True, 0.0, None)
     ref = parse_counter(str(row["counter"]))
@@ -73,6 +81,16 @@ def _limit(row: Mapping[str, Any]) -> Limit:
         float(row["threshold"]),
         row.get("percent"),
     )
+
+
+def timing_rule(row: Mapping[str, Any]) -> UxRule:
+    """A timing row's rule: ``threshold`` is the margin in ms unless ``factor`` is set."""
+    factor = row.get("factor")
+    delta = None if factor is not None else float(row["threshold"])
+    try:
+        return rule(str(row.get("timing") or ""), str(row.get("baseline") or ""), delta, factor)
+    except RuleError as exc:
+        raise ValueError(f"timing limit {row.get('timing')!r}: {exc}") from None
 
 
 COMPANIONS = (Limit("iops", "PhysicalDisk", "_Total", "Disk Transfers/sec", True, math.inf, None),)
@@ -149,6 +167,7 @@ class ResourceUsers:
     saturation: Saturation
     interval: tuple[float, float] | None = None  # the steps around the crossing (of the runs' mean)
     host: str = ""  # the server whose counter this is ("A, B" when repeated runs ran on different ones)
+    describes: str = ""  # a timing limit's own words: "logon time exceeds its baseline by 1 s"
 
     @property
     def reached(self) -> bool:
@@ -165,7 +184,13 @@ class ResourceUsers:
             "text": self.saturation.text,
             "interval": list(self.interval) if self.interval else None,
             "host": self.host,
+            **({"limit_text": self.describes} if self.describes else {}),
         }
+
+
+def by_users(results: Sequence[ResourceUsers]) -> list[ResourceUsers]:
+    """Smallest users-before-limit first; limits not reached last."""
+    return sorted(results, key=lambda r: (r.saturation.users if r.reached else math.inf, r.resource, r.host))
 
 
 def _value(watched: Watched, step_pk: int, averages: Mapping[tuple[int, int], float]) -> float | None:
@@ -243,10 +268,7 @@ def scenario_limits(
             results.append(
                 ResourceUsers("overload", "FSCT overload", 0.0, True, saturation_point(points, 1.0))
             )
-    ordered = sorted(
-        results, key=lambda r: (r.saturation.users if r.reached else math.inf, r.resource, r.host)
-    )
-    return ordered, companions
+    return by_users(results), companions
 
 
 def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -260,6 +282,7 @@ def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, d
         "counter": first.counter,
         "users": first.saturation.users,
         "host": first.host,
+        **({"limit_text": first.describes} if first.describes else {}),
     }
     others = [r for r in reached if r.resource != first.resource]
     if not others:
@@ -272,11 +295,14 @@ def limiting(results: Sequence[ResourceUsers]) -> tuple[dict[str, Any] | None, d
         "users": second.saturation.users,
         "margin": margin,
         "host": second.host,
+        **({"limit_text": second.describes} if second.describes else {}),
     }
 
 
 def limit_text(limit: Mapping[str, Any]) -> str:
     """ "disk latency reaches 20 ms", "available memory falls to 512 MB" ... from a limit row."""
+    if limit.get("limit_text"):
+        return str(limit["limit_text"])
     resource, value = str(limit["resource"]), float(limit.get("limit") or 0)
     if resource == "disk_latency":
         return f"disk latency reaches {value * 1000:g} ms"
@@ -335,4 +361,5 @@ def binding(
         "by": "limit",
         "limit": first.limit,
         "interval": list(first.interval) if first.interval else None,
+        **({"limit_text": first.describes} if first.describes else {}),
     }

@@ -86,7 +86,9 @@ def _assumptions(
         if per_server is None:
             return [f"Users per server unknown: {how}."]
         return [f"One server carries {per_server:,.0f} users before {crossing}: {how}."]
-    limit = f"{limit_text(found)} ({found['counter']})"
+    limit = (
+        limit_text(found) if found["resource"] == "timing" else f"{limit_text(found)} ({found['counter']})"
+    )
     if per_server is None:
         head = f"Users per server unknown: {limit} {how}."
     else:

@@ -69,7 +69,7 @@ def _point(saturation: Saturation) -> float:
     return saturation.users if saturation.users is not None else math.inf
 
 
-def _resamples(n: int, seed: int) -> Iterator[tuple[list[int], float]]:
+def resamples(n: int, seed: int) -> Iterator[tuple[list[int], float]]:
     """(counts per run, weight) of every bootstrap resample (exact), or of ``DRAWS`` seeded draws."""
     if n <= EXACT_RUNS:
         total = float(n**n)
@@ -94,7 +94,7 @@ def bootstrap(curves: Sequence[RunCurve], threshold: float, seed: int = SEED) ->
     """The bootstrap distribution of the saturation point over runs."""
     return [
         (_point(saturation_point(combine(curves, counts), threshold)), weight)
-        for counts, weight in _resamples(len(curves), seed)
+        for counts, weight in resamples(len(curves), seed)
     ]
 
 

@@ -22,6 +22,7 @@ from webapp.api.errors import ApiError, not_found
 from webapp.api.schemas import ErrorOut
 from webapp.api.sizing import sizing_body
 from webapp.api.uploads import campaign_for
+from webapp.api.ux_capacity import ux_capacity_body
 from webapp.core.models import Scenario
 
 router = Router(tags=["analysis"])
@@ -85,9 +86,25 @@ def capacity(
     stat: str = "avg",
     threshold: float = 80.0,
     trim: float = 10.0,
+    timing: str = "",
+    baseline: str = "first_step",
+    delta_ms: float | None = None,
+    factor: float | None = None,
 ) -> dict[str, Any]:
-    """Per scenario: dims, ``saturation_users``, ``bound`` and the per-step table ``{users, avg, max, p95, samples}``."""
+    """Per scenario: dims, ``saturation_users``, ``bound`` and the per-step table ``{users, avg, max, p95, samples}``.
+
+    With ``timing`` (a stored timing name: ``logon``, ``profile.load_ms``, ``fsct.response_ms``): capacity by
+    user experience -- the users at which the timing's per-step mean exceeds its ``baseline`` (``first_step``
+    or ``lowest:N``) by ``delta_ms`` (default 1000) or reaches ``factor`` x it; per scenario ``baseline_ms``,
+    ``threshold_ms``, ``saturation_users``, ``bound``, ``interval`` and the steps ``{users, mean, p50, p95, n,
+    hosts}``."""
     campaign = campaign_for(request, slug)
+    if timing or delta_ms is not None or factor is not None or baseline != "first_step":
+        if not timing:
+            raise ApiError(
+                400, "invalid_timing", "baseline, delta_ms and factor go with timing=<timing name>"
+            )
+        return _finite(ux_capacity_body(campaign, timing, baseline, delta_ms, factor))
     ref = capacity_query(counter, stat, threshold, trim)
     scenarios = campaign_capacity(campaign, ref, stat, threshold, trim)  # type: ignore[arg-type]
     comparisons = scenario_differences(scenarios)

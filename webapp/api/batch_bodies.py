@@ -56,6 +56,12 @@ TIMING: dict[str, Any] = {
         "duration_ms": {"type": "number", "minimum": 0},
         "unit": {"type": "string", "enum": list(UNITS_TO_MS), "default": "ms"},
         "repetition": {"type": "integer", "minimum": 1},
+        "users": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "active user sessions when it was measured; places the timing on capacity's "
+            "user axis instead of the load step its started_at falls in",
+        },
         "subject": {"type": "string"},
         "scenario": SCENARIO,
         "host": {"type": "string"},

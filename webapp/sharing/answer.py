@@ -5,7 +5,8 @@ Scenarios are named by the dimensions that differ between them only
 A headline states the capacity answer with its unit and the resource that
 limits it: "SMB 3.02 on SSD with AV on-access off carries 860 users before
 CPU reaches 80 %", or, when another resource gives out first, "... carries
-640 users before disk latency reaches 20 ms (CPU: 820 users)".
+640 users before disk latency reaches 20 ms (CPU: 820 users)"; a user-experience limit reads
+"... carries 720 users before logon time exceeds its baseline by 1 s (CPU would allow 860)".
 """
 
 from __future__ import annotations
@@ -118,7 +119,11 @@ def headline_parts(
         )
         own: list[Part] = []
         if users is not None:
-            own = [f" ({counter_name(counter)}: ", _users(users, f"{at}/saturation_users"), ")"]
+            mine = f"{at}/saturation_users"
+            if limiting.get("resource") == "timing":  # user experience: what the counter would allow
+                own = [f" ({counter_name(counter)} would allow ", _users(users, mine, ""), ")"]
+            else:
+                own = [f" ({counter_name(counter)}: ", _users(users, mine), ")"]
         return [
             f"{subject} carries ",
             _users(limiting["users"], f"{at}/limiting/users"),

@@ -46,7 +46,7 @@ def limit_parts(row: Mapping[str, Any], key: str) -> list[Part]:
     """ "disk latency reaches 20 ms" with its figure marked as the limit row's ``limit`` (at ``key``)."""
     text = limit_text(row)
     found = _LIMIT_FIGURE.search(text)
-    if not found or row.get("limit") is None:
+    if not found or row.get("limit") is None or row.get("resource") == "timing":
         return [text]
     unit = _LIMIT_UNITS.get(str(row["resource"]), "")
     mark = Mark(found.group(0), key, unit, row["limit"])

@@ -76,6 +76,9 @@ class Measurement(models.Model):
     value = models.FloatField()
     unit = models.CharField(max_length=32, blank=True)
     repetition = models.PositiveIntegerField(default=1)
+    # Active user sessions when the figure was measured, when the client said (a timing's
+    # ``users``); else the figure belongs to the load step its time falls in.
+    users = models.IntegerField(null=True, blank=True)
     upload = models.ForeignKey(
         Upload, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )

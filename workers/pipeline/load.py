@@ -39,9 +39,11 @@ from workers.pipeline.records import CounterColumn, CounterTable, Measurement, P
 
 COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
 COPY_MEASUREMENTS = (
-    "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, upload_id) FROM STDIN"
+    "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, users, upload_id)"
+    " FROM STDIN"
 )
 FLUSH_BYTES = 1 << 20
+_NULL = "\\N"  # COPY text format's null
 
 # COPY's binary format: a signature, flags and header-extension length (both
 # 0), then per row a field count and each field as (byte length, value), and
@@ -249,7 +251,7 @@ def _copy_batch(
             "".join(
                 f"{item.time.isoformat()}\t{run.pk}\t{host_id}\t{_copy_text(item.metric)}\t"
                 f"{_copy_text(item.subject)}\t{item.value!r}\t{_copy_text(item.unit)}\t{item.repetition}\t"
-                f"{upload.pk}\n"
+                f"{_NULL if item.users is None else item.users}\t{upload.pk}\n"
                 for item, (run, host_id) in zip(items, placed, strict=True)
             )
         )

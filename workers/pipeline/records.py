@@ -80,6 +80,9 @@ class Measurement:
     # When the execution the figure sums up ended (a robocopy job's Ended), if later than
     # ``time``: its run then spans ``time`` to ``until``, not a single instant.
     until: datetime | None = None
+    # Active user sessions when the figure was measured, as the client saw them: places the
+    # figure on the user axis of capacity instead of the load step its time falls in.
+    users: int | None = None
 
 
 @dataclass(frozen=True)

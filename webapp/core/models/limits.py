@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from webapp.core.models.campaigns import Campaign
@@ -24,6 +25,7 @@ class ResourceLimit(models.Model):
         MEMORY = "memory"
         NETWORK = "network"
         OVERLOAD = "overload"
+        TIMING = "timing"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="limits")
     resource = models.CharField(max_length=16, choices=Resource.choices)
@@ -36,24 +38,70 @@ class ResourceLimit(models.Model):
     above = models.BooleanField(
         default=True, help_text="saturated when the step average reaches the limit (off: falls to it)"
     )
-    threshold = models.FloatField(help_text="the limit in the counter's unit (memory: the floor in MB)")
+    threshold = models.FloatField(
+        help_text="the limit in the counter's unit (memory: the floor in MB; timing: the margin above "
+        "the baseline in ms, unless factor is set)"
+    )
     percent = models.FloatField(
         null=True,
         blank=True,
         help_text="network: % of the instance's Current Bandwidth; memory: % of the host's installed "
         "memory (attribute memory_mb), the floor when unknown",
     )
+    timing = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="timing: the timing's stored name, e.g. logon or profile.load_ms",
+    )
+    baseline = models.CharField(
+        max_length=32,
+        blank=True,
+        default="first_step",
+        help_text="timing: first_step (mean of the lowest user count) or lowest:N (mean of the N lowest)",
+    )
+    factor = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="timing: saturated at the baseline times this (instead of + threshold ms)",
+    )
     enabled = models.BooleanField(default=True)
     note = models.CharField(max_length=255, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "resource", "counter"], name="limit_unique_counter")
+            models.UniqueConstraint(
+                fields=["campaign", "resource", "counter", "timing"], name="limit_unique_counter"
+            )
         ]
         ordering = ["campaign", "resource", "counter"]
 
     def __str__(self) -> str:
+        if self.resource == self.Resource.TIMING:
+            return f"timing: {self.timing}"
         return f"{self.resource}: {self.counter or 'FSCT overload'}"
+
+    def clean(self) -> None:
+        """A timing row names its timing and has a usable baseline and margin; a counter row no timing."""
+        errors: dict[str, str] = {}
+        if self.resource != self.Resource.TIMING:
+            if self.timing:
+                errors["timing"] = "only a timing row names a timing"
+        else:
+            kind, _, count = (self.baseline or "first_step").partition(":")
+            if not self.timing.strip():
+                errors["timing"] = "a timing limit names its timing, e.g. logon"
+            if self.counter:
+                errors["counter"] = "a timing limit has no counter (the timing field names it)"
+            if kind != "first_step" and (
+                kind != "lowest" or not count.isdecimal() or not 1 <= int(count) <= 10_000
+            ):
+                errors["baseline"] = "first_step, or lowest:N with N from 1 to 10,000"
+            if self.factor is not None and not self.factor > 0:
+                errors["factor"] = "a positive number: saturated at the baseline times it"
+            if self.factor is None and not (self.threshold or 0) > 0:
+                errors["threshold"] = "the margin above the baseline in ms, a positive number"
+        if errors:
+            raise ValidationError(errors)
 
 
 DEFAULT_LIMITS: tuple[dict[str, Any], ...] = (

@@ -9,7 +9,7 @@ host}``. Accepted layouts, recognised from content:
   any whitespace-separated sequence of row objects).
 * **CSV** -- a header holding at least ``name,started_at,duration_ms``
   (optional ``repetition``, ``host``, ``scenario``, ``unit``, ``subject``,
-  ``tags``; any other column is ignored). The delimiter is ``,``, ``;`` or a
+  ``users``, ``tags``; any other column is ignored). The delimiter is ``,``, ``;`` or a
   tab, whichever splits the header into those names. ``scenario`` is a JSON
   object or ``k=v;k=v``; extra columns ``scenario.<key>`` add dimensions.
   ``unit`` (``ms`` default, ``us``, ``s``, ``min``, ``h``) says what unit the
@@ -25,6 +25,11 @@ host}``. Accepted layouts, recognised from content:
   than stamped with an invented time. Blocks are taken to have run back to
   back (as a loop runs them): block *k* starts at ``started_at`` plus the
   durations of blocks 1..k-1.
+
+A row's optional ``users`` (a whole number, 0 or more; JSON and CSV) is the
+number of active user sessions when it was measured: capacity by user
+experience places the timing at that user count instead of the load step
+its ``started_at`` falls in (``webapp/analysis/timing_steps.py``).
 
 Timestamps are ISO 8601; one without an offset is read in the upload's
 ``timezone`` and rejected when there is none. ``tags`` are accepted for

@@ -20,7 +20,7 @@ from workers.pipeline.records import Measurement
 
 PARSER = "timings"
 REQUIRED = ("name", "started_at", "duration_ms")
-MAX_REPETITION = 2**31 - 1  # the measurement table's integer column
+MAX_REPETITION = 2**31 - 1  # the measurement table's integer columns (repetition, users)
 UNITS_TO_MS: Mapping[str, float] = {
     "ms": 1.0,
     "us": 0.001,
@@ -127,7 +127,8 @@ class RowReader:
             metric=name,
             value=self._duration(),
             unit="ms",
-            repetition=self._repetition(),
+            repetition=self._whole("repetition", 1) or 1,
+            users=self._whole("users", 0),
             subject=self._optional_text("subject") or "",
             scenario=self._scenario(),
             host=self._optional_text("host") or self.defaults.host,
@@ -163,10 +164,11 @@ class RowReader:
             )
         return value * factor
 
-    def _repetition(self) -> int:
-        found = self._present("repetition")
+    def _whole(self, key: str, least: int) -> int | None:
+        """An optional whole number of at least ``least`` (``repetition``: 1; ``users``: 0); None when absent."""
+        found = self._present(key)
         if found is None:
-            return 1
+            return None
         value = found.value
         number: int | None = None
         if isinstance(value, int) and not isinstance(value, bool):
@@ -176,13 +178,12 @@ class RowReader:
         elif isinstance(value, str) and value.strip().isdecimal():
             digits = value.strip()  # int() of thousands of digits is refused, and slow
             number = int(digits) if len(digits) <= 10 else MAX_REPETITION + 1
-        if number is None or number < 1:
-            raise error(
-                f'"repetition" must be a positive whole number, got {show(value)}', found.line, found.column
-            )
+        if number is None or number < least:
+            kind = "positive" if least > 0 else "non-negative"
+            raise error(f'"{key}" must be a {kind} whole number, got {show(value)}', found.line, found.column)
         if number > MAX_REPETITION:
             raise error(
-                f'"repetition" must be at most {MAX_REPETITION:,}, got {show(value)}',
+                f'"{key}" must be at most {MAX_REPETITION:,}, got {show(value)}',
                 found.line,
                 found.column,
             )
