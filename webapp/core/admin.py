@@ -15,7 +15,6 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from webapp.core.models import (
-    DEFAULT_LIMITS,
     AgentToken,
     Campaign,
     Host,
@@ -101,13 +100,7 @@ class CampaignAdmin(NaturalKeyAdmin):
 
     @admin.action(description="Write the default limits (to edit them)")
     def write_default_limits(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
-        written = 0
-        for found in queryset:
-            for limit in DEFAULT_LIMITS:
-                _, created = ResourceLimit.objects.get_or_create(
-                    campaign=found, resource=limit["resource"], counter=limit["counter"], defaults=limit
-                )
-                written += created
+        written = sum(ResourceLimit.write_defaults(found) for found in queryset)
         self.message_user(request, f"Wrote {written} limit(s).")
 
 

@@ -64,6 +64,8 @@ class DemoCampaign:
     description: str
     dimensions: list[str]
     uploads: list[DemoUpload]
+    # Limit rows written with the default ones (``ResourceLimit`` fields); none: the defaults apply unwritten.
+    limits: tuple[dict[str, object], ...] = ()
 
 
 def demo_campaign() -> DemoCampaign:
@@ -105,6 +107,7 @@ def logon_load_campaign() -> DemoCampaign:
         ),
         dimensions=list(LOGON_LOAD_DIMENSIONS),
         uploads=list(logon_load.uploads()),
+        limits=(logon_load.LOGON_LIMIT,),
     )
 
 

@@ -80,6 +80,22 @@ class ResourceLimit(models.Model):
             return f"timing: {self.timing}"
         return f"{self.resource}: {self.counter or 'FSCT overload'}"
 
+    @classmethod
+    def write_defaults(cls, campaign: Campaign, extra: tuple[dict[str, Any], ...] = ()) -> int:
+        """Copy :data:`DEFAULT_LIMITS` (and ``extra`` rows) into ``campaign``'s table; rows it has stay as
+        they are. Returns how many were written."""
+        written = 0
+        for limit in (*DEFAULT_LIMITS, *extra):
+            _, created = cls.objects.get_or_create(
+                campaign=campaign,
+                resource=limit["resource"],
+                counter=limit["counter"],
+                timing=limit.get("timing", ""),
+                defaults=limit,
+            )
+            written += created
+        return written
+
     def clean(self) -> None:
         """A timing row names its timing and has a usable baseline and margin; a counter row no timing."""
         errors: dict[str, str] = {}

@@ -15,7 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from webapp.core import rawstore
-from webapp.core.models import Campaign, Project, Upload
+from webapp.core.models import Campaign, Project, ResourceLimit, Upload
 from webapp.core.runs import apply_steps
 from webapp.core.upload_meta import UploadMeta
 from webapp.core.uploads import accept
@@ -55,6 +55,8 @@ class Command(BaseCommand):
         )
         if campaign.project_id != project.pk:
             raise CommandError(f"campaign {demo.slug!r} already exists in another project")
+        if demo.limits:
+            ResourceLimit.write_defaults(campaign, demo.limits)
         ids = []
         for item in demo.uploads:
             stored = rawstore.save_bytes(item.content)
