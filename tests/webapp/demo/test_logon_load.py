@@ -36,7 +36,7 @@ def _per_step(dialect: str, name: str) -> dict[int, dict[str, list[float]]]:
 
 def test_it_is_a_second_campaign_loaded_after_the_first() -> None:
     assert [c.slug for c in demo_campaigns()] == ["demo", "demo-logon"]
-    assert len(CAMPAIGN.uploads) == 2 + 2 * 4
+    assert len(CAMPAIGN.uploads) == 2 + 2 * 4 + 2 * 4  # + the logon phase exports (test_logon_phases)
     assert sorted({u.host for u in CLIENTS}) == ["LG01", "LG02", "LG03", "LG04"]
     assert {u.run for u in CLIENTS} == {u.run for u in SERVERS.values()}
     assert logon_load_campaign() == CAMPAIGN

@@ -55,6 +55,10 @@ class Command(BaseCommand):
         )
         if campaign.project_id != project.pk:
             raise CommandError(f"campaign {demo.slug!r} already exists in another project")
+        added = [d for d in demo.dimensions if d not in (campaign.dimensions or [])]
+        if campaign.dimensions and added:  # a demo loaded before a study added a dimension
+            campaign.dimensions = [*campaign.dimensions, *added]
+            campaign.save(update_fields=["dimensions"])
         if demo.limits:
             ResourceLimit.write_defaults(campaign, demo.limits)
         ids = []
