@@ -103,7 +103,7 @@
     // "disk queue, before CPU (912)" when a limit decides; the counter's own name otherwise.
     const limit = byLimit(s);
     if (!limit) return counterName() + " at " + withUnit(data.threshold, data.counter);
-    return name(limit.resource) + ", before " + counterName() + " (" + s.saturation_text.replace(/ users.*$/, "") + ")";
+    return (limit.limit_text || name(limit.resource)) + ", before " + counterName() + " (" + s.saturation_text.replace(/ users.*$/, "") + ")";
   }
 
   function otherFigures(s) {
