@@ -110,6 +110,14 @@ def _upload_options(parser: argparse.ArgumentParser) -> None:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show one")
 
 
+def _inventory_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-inventory",
+        action="store_true",
+        help="do not send what this machine is (OS, CPU, memory, disks, network adapters)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     conn = _connection_options()
@@ -134,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     _upload_options(p)
     p.add_argument("--wait", action="store_true", help="follow each upload to stored/failed")
+    _inventory_option(p)
     p.add_argument("--wait-timeout", type=float, default=600.0, metavar="SECONDS", help="default 600")
 
     p = commands.add_parser("sample", parents=[conn, tags], help="sample live counters (needs psutil)")
@@ -143,7 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--duration", type=float, default=600.0, metavar="SECONDS", help="default 600; 0 = until Ctrl+C"
     )
     p.add_argument("--counters", default="cpu,mem,disk,net", help="groups: cpu,mem,disk,net or none")
-    p.add_argument("--per-nic", action="store_true", help="also one Network Interface instance per NIC")
+    p.add_argument(
+        "--per-nic",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also one Network Interface instance per NIC, with its Current Bandwidth (default on)",
+    )
+    _inventory_option(p)
     p.add_argument(
         "--typeperf",
         action="append",

@@ -19,6 +19,7 @@ import csv
 import gzip
 import json
 import math
+import os
 import shutil
 import signal
 import subprocess
@@ -30,8 +31,10 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any, TextIO
 
+from headroom_agent import inventory
 from headroom_agent.client import Verdict
 from headroom_agent.context import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Context, combine, spool_code
+from headroom_agent.instances import perfmon_instance
 from headroom_agent.outbox import FlushResult, Outbox, report
 from headroom_agent.spool import Envelope, Item, Spool
 
@@ -105,41 +108,100 @@ def commit_percent(psutil: ModuleType) -> float:
     return float(psutil.virtual_memory().percent)
 
 
+DISK_COUNTERS = (
+    "Disk Transfers/sec",
+    "Disk Reads/sec",
+    "Disk Writes/sec",
+    "Disk Bytes/sec",
+    "Disk Read Bytes/sec",
+    "Disk Write Bytes/sec",
+    "Avg. Disk sec/Transfer",
+    "Avg. Disk Queue Length",
+)
+# Block devices that are not disks (Linux): psutil lists them with the disks.
+NOT_DISKS = ("loop", "ram", "zram", "sr", "fd", "nbd")
+
+
+def whole_disk(name: str) -> bool:
+    """A disk, not a partition or a loop device: on Linux, what /sys/block lists."""
+    if name.startswith(NOT_DISKS):
+        return False
+    if sys.platform.startswith("linux") and os.path.isdir("/sys/block"):
+        return os.path.exists(f"/sys/block/{name}")
+    return True
+
+
+def linux_in_flight() -> dict[str, int]:
+    """Requests each Linux block device has in flight now (/proc/diskstats, the 12th field)."""
+    found: dict[str, int] = {}
+    try:
+        with open("/proc/diskstats", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) >= 12 and fields[11].isdigit():
+                    found[fields[2]] = int(fields[11])
+    except OSError:
+        pass
+    return found
+
+
 class Sampler:
-    """Reads the chosen counter groups; rates come from deltas between reads."""
+    """Reads the chosen counter groups; rates come from deltas between reads.
+
+    Disks are read one by one (``PhysicalDisk(<disk>)``, psutil's names) and
+    summed into ``_Total``: transfers, bytes, ``Avg. Disk sec/Transfer`` (time
+    spent on the interval's transfers over their number) and ``Avg. Disk Queue
+    Length`` (that time over the interval: perfmon's own definition), with
+    ``% Idle Time`` where psutil gives a busy time and ``Current Disk Queue
+    Length`` where the system counts requests in flight (Linux). Each adapter
+    gets ``Bytes Total/sec``, ``Bytes Sent/sec``, ``Bytes Received/sec`` and,
+    when its link speed is known, ``Current Bandwidth`` in bits/s.
+    """
 
     def __init__(
-        self, host: str, groups: Iterable[str], per_nic: bool = False, psutil: ModuleType | None = None
+        self,
+        host: str,
+        groups: Iterable[str],
+        per_nic: bool = True,
+        psutil: ModuleType | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        is_disk: Callable[[str], bool] = whole_disk,
+        in_flight: Callable[[], dict[str, int]] | None = None,
     ):
         self.psutil = psutil or import_psutil()
         self.groups = tuple(groups)
         self.per_nic = per_nic
         self.host = host
+        self.clock = clock
+        self.is_disk = is_disk
+        self.in_flight = (
+            in_flight
+            if in_flight is not None
+            else (linux_in_flight if sys.platform.startswith("linux") else None)
+        )
         path = self._path
         self.cpu_path = path("Processor", "_Total", "% Processor Time")
         self.mem_paths = (
             path("Memory", "", "Available MBytes"),
             path("Memory", "", "% Committed Bytes In Use"),
         )
-        disk = (
-            "Disk Transfers/sec",
-            "Disk Reads/sec",
-            "Disk Writes/sec",
-            "Disk Bytes/sec",
-            "Disk Read Bytes/sec",
-            "Disk Write Bytes/sec",
-            "Avg. Disk sec/Transfer",
-        )
-        self.disk_paths = tuple(path("PhysicalDisk", "_Total", name) for name in disk)
         self.net_names = ("Bytes Total/sec", "Bytes Sent/sec", "Bytes Received/sec")
         self.net_total_paths = tuple(path("Network Interface", "_Total", name) for name in self.net_names)
-        self._nic_paths: dict[str, tuple[str, ...]] = {}
+        self._paths: dict[tuple[str, str, str], str] = {}
         self._last_time = 0.0
-        self._disk: Any = None
+        self._disks: dict[str, Any] = {}
         self._net: dict[str, Any] = {}
 
     def _path(self, obj: str, instance: str, counter: str) -> str:
         return counter_path(self.host, obj, instance, counter)
+
+    def _cached(self, obj: str, instance: str, counter: str) -> str:
+        key = (obj, instance, counter)
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self._path(obj, perfmon_instance(instance), counter)
+        return found
 
     def _nics(self) -> dict[str, Any]:
         counters = self.psutil.net_io_counters(pernic=True) or {}
@@ -149,19 +211,23 @@ class Sampler:
             if not name.lower().startswith(LOOPBACK_PREFIXES) and "loopback" not in name.lower()
         }
 
+    def _disk_counters(self) -> dict[str, Any]:
+        counters = self.psutil.disk_io_counters(perdisk=True) or {}
+        return {name: value for name, value in counters.items() if self.is_disk(name)}
+
     def prime(self) -> None:
         """First readings: rates need a previous value, and cpu_percent a previous call."""
-        self._last_time = time.monotonic()
+        self._last_time = self.clock()
         if "cpu" in self.groups:
             self.psutil.cpu_percent(None)
         if "disk" in self.groups:
-            self._disk = self.psutil.disk_io_counters()
+            self._disks = self._disk_counters()
         if "net" in self.groups:
             self._net = self._nics()
 
     def read(self) -> list[tuple[str, float]]:
         """One reading of every counter: ``[(path, value)]``."""
-        now = time.monotonic()
+        now = self.clock()
         elapsed = max(now - self._last_time, 1e-6)
         self._last_time = now
         values: list[tuple[str, float]] = []
@@ -177,17 +243,57 @@ class Sampler:
         return [(path, round(value, 4)) for path, value in values if math.isfinite(value)]
 
     def _disk_values(self, elapsed: float) -> list[tuple[str, float]]:
-        current = self.psutil.disk_io_counters()
-        previous, self._disk = self._disk, current
-        if current is None or previous is None:
+        current = self._disk_counters()
+        previous, self._disks = self._disks, current
+        flight = self.in_flight() if self.in_flight is not None else {}
+        values: list[tuple[str, float]] = []
+        totals = [0.0] * 7  # reads, writes, read bytes, write bytes, busy ms (transfers), busy %, in flight
+        idle_disks = 0
+        for name, now in sorted(current.items()):
+            before = previous.get(name)
+            if before is None:
+                continue
+            deltas = [
+                max(getattr(now, field) - getattr(before, field), 0)
+                for field in (
+                    "read_count",
+                    "write_count",
+                    "read_bytes",
+                    "write_bytes",
+                    "read_time",
+                    "write_time",
+                )
+            ]
+            reads, writes, read_bytes, write_bytes, read_ms, write_ms = deltas
+            figures = self._disk_figures(reads, writes, read_bytes, write_bytes, read_ms + write_ms, elapsed)
+            values += [(self._cached("PhysicalDisk", name, c), v) for c, v in zip(DISK_COUNTERS, figures)]
+            for index, delta in enumerate((reads, writes, read_bytes, write_bytes, read_ms + write_ms)):
+                totals[index] += delta
+            if hasattr(now, "busy_time"):
+                busy = min(max(now.busy_time - before.busy_time, 0) / (elapsed * 1000.0), 1.0)
+                values.append((self._cached("PhysicalDisk", name, "% Idle Time"), 100.0 * (1.0 - busy)))
+                totals[5] += 100.0 * (1.0 - busy)
+                idle_disks += 1
+            if name in flight:
+                values.append((self._cached("PhysicalDisk", name, "Current Disk Queue Length"), flight[name]))
+                totals[6] += flight[name]
+        if not values:
             return []
-        reads = current.read_count - previous.read_count
-        writes = current.write_count - previous.write_count
-        read_bytes = current.read_bytes - previous.read_bytes
-        write_bytes = current.write_bytes - previous.write_bytes
-        busy_ms = (current.read_time - previous.read_time) + (current.write_time - previous.write_time)
+        figures = self._disk_figures(totals[0], totals[1], totals[2], totals[3], totals[4], elapsed)
+        values += [(self._cached("PhysicalDisk", "_Total", c), v) for c, v in zip(DISK_COUNTERS, figures)]
+        if idle_disks:
+            values.append((self._cached("PhysicalDisk", "_Total", "% Idle Time"), totals[5] / idle_disks))
+        if flight:
+            values.append((self._cached("PhysicalDisk", "_Total", "Current Disk Queue Length"), totals[6]))
+        return values
+
+    @staticmethod
+    def _disk_figures(
+        reads: float, writes: float, read_bytes: float, write_bytes: float, busy_ms: float, elapsed: float
+    ) -> tuple[float, ...]:
+        """DISK_COUNTERS from one interval's deltas (counts, bytes, milliseconds spent on transfers)."""
         transfers = reads + writes
-        figures = (
+        return (
             transfers / elapsed,
             reads / elapsed,
             writes / elapsed,
@@ -195,12 +301,13 @@ class Sampler:
             read_bytes / elapsed,
             write_bytes / elapsed,
             busy_ms / 1000.0 / transfers if transfers else 0.0,
+            busy_ms / 1000.0 / elapsed,
         )
-        return list(zip(self.disk_paths, figures))
 
     def _net_values(self, elapsed: float) -> list[tuple[str, float]]:
         current = self._nics()
         previous, self._net = self._net, current
+        links = (self.psutil.net_if_stats() or {}) if self.per_nic else {}
         sent_total = received_total = 0.0
         values: list[tuple[str, float]] = []
         for name, now in current.items():
@@ -212,13 +319,11 @@ class Sampler:
             sent_total += sent
             received_total += received
             if self.per_nic:
-                paths = self._nic_paths.get(name)
-                if paths is None:
-                    paths = tuple(
-                        self._path("Network Interface", name, counter) for counter in self.net_names
-                    )
-                    self._nic_paths[name] = paths
+                paths = [self._cached("Network Interface", name, counter) for counter in self.net_names]
                 values += zip(paths, (sent + received, sent, received))
+                speed = getattr(links.get(name), "speed", 0) or 0
+                if speed > 0:  # psutil: Mb/s, 0 when unknown; perfmon: bits/s
+                    values.append((self._cached("Network Interface", name, "Current Bandwidth"), speed * 1e6))
         totals = (sent_total + received_total, sent_total, received_total)
         return list(zip(self.net_total_paths, totals)) + values
 
@@ -381,6 +486,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     own: list[Item] = []
     flusher = BackgroundFlusher(ctx.outbox, ctx.spool, own, ctx.err)
+    if not args.no_inventory:  # ahead of the samples: the server's limits need memory and link speeds
+        inventory.spool_inventory(ctx.spool, settings, ctx.err)
     stop = threading.Event()
     ticks = values = 0
 

@@ -24,10 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from headroom_agent import blg, localzone, progress
+from headroom_agent import blg, inventory, localzone, progress
 from headroom_agent.client import Client, TransportError, Verdict
 from headroom_agent.context import EXIT_FAILED, EXIT_OK, EXIT_SPOOLED, EXIT_USAGE, Context, combine
-from headroom_agent.outbox import report
+from headroom_agent.outbox import Delivery, report
 from headroom_agent.spool import Envelope, Item, Spool
 
 READ_CHUNK = 1024 * 1024
@@ -235,6 +235,12 @@ def _prepare_file(ctx: Context, path: Path, meta: UploadMeta, show_progress: boo
     return item
 
 
+def note_inventory(delivery: Delivery | None, err: IO[str]) -> None:
+    """Say when the server refused the machine inventory (it never changes the exit code)."""
+    if delivery is not None and delivery.verdict is Verdict.REJECTED:
+        print(f"machine inventory refused by the server: {delivery.message}", file=err)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """``headroom-agent upload FILE...``"""
     files, problems = file_list(args.files)
@@ -243,6 +249,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if not files:
         return EXIT_USAGE
     meta = meta_from(args, ctx)
+    machine = None if args.no_inventory else inventory.spool_inventory(ctx.spool, ctx.settings, ctx.err)
     items = []
     for path in files:
         item = _prepare_file(ctx, path, meta, args.progress)
@@ -252,6 +259,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             items.append(item)
     result = ctx.outbox.flush()
     report(result, ctx.spool, items, ctx.err)
+    note_inventory(result.of(machine) if machine else None, ctx.err)
     codes = [EXIT_FAILED if problems else EXIT_OK]
     delivered: list[tuple[int, str]] = []
     for item in items:

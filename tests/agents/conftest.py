@@ -147,6 +147,7 @@ class Sink:
 
     url: str
     requests: list[Received] = field(default_factory=list)
+    inventories: list[Received] = field(default_factory=list)  # PUT /api/v1/hosts/{host}/inventory
     answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -171,13 +172,19 @@ def sink() -> Iterator[Sink]:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             body = gzip.decompress(raw) if self.headers.get("Content-Encoding") == "gzip" else raw
             with state.lock:
-                state.requests.append(Received(self.command, self.path, dict(self.headers), raw, body))
+                received = Received(self.command, self.path, dict(self.headers), raw, body)
+                # The machine inventory (PUT) is kept apart and never takes a scripted answer.
+                (state.inventories if self.command == "PUT" else state.requests).append(received)
                 number = len(state.requests)
-                status, answer = (
-                    state.answers.pop(0)
-                    if state.answers
-                    else (202, {"id": number, "status": "received", "duplicate": False})
-                )
+                answer: dict[str, Any]
+                if self.command == "PUT":
+                    status, answer = 200, {"host": self.path}
+                else:
+                    status, answer = (
+                        state.answers.pop(0)
+                        if state.answers
+                        else (202, {"id": number, "status": "received", "duplicate": False})
+                    )
             data = json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -185,7 +192,7 @@ def sink() -> Iterator[Sink]:
             self.end_headers()
             self.wfile.write(data)
 
-        do_GET = do_POST = _handle
+        do_GET = do_POST = do_PUT = _handle
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     box["sink"] = Sink(f"http://127.0.0.1:{server.server_address[1]}")

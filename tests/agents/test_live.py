@@ -226,7 +226,8 @@ def test_spooled_items_arrive_with_flush(
     live_server: Any, study: tuple[Campaign, str], run_agent: AgentRunner, agent_home: AgentHome
 ) -> None:
     dead = f"http://127.0.0.1:{free_port()}"
-    away = run_agent("upload", str(PERFMON), *connect(dead, study))
+    # The machine inventory is a spooled request too; these counts are the data's.
+    away = run_agent("upload", "--no-inventory", str(PERFMON), *connect(dead, study))
     timed = run_agent("time", *connect(dead, study), "--name", "copy", "--", *SLEEP)
     assert (away.returncode, timed.returncode) == (75, 75)
     assert (
@@ -258,6 +259,7 @@ def test_a_rejected_token_is_named_and_a_corrected_one_delivers(
     campaign, token = study
     result = run_agent(
         "upload",
+        "--no-inventory",
         str(PERFMON),
         "--server",
         live_server.url,
@@ -324,7 +326,8 @@ def test_an_agent_killed_mid_send_loses_nothing(
     silent_port: int,
 ) -> None:
     hung = subprocess.Popen(
-        [*agent_command(), "upload", str(PERFMON), *connect(f"http://127.0.0.1:{silent_port}", study)],
+        [*agent_command(), "upload", "--no-inventory", str(PERFMON)]
+        + connect(f"http://127.0.0.1:{silent_port}", study),
         env=agent_home.env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -90,6 +90,8 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "capacity": ("get", API_READ),
     "sizing": ("get", API_READ),
     "compare": ("get", API_READ),
+    "fsct": ("get", API_READ),
+    "logon_phases_view": ("get", API_READ),
     "list_series": ("get", API_READ),  # a run's counter series
     "list_your_series": ("get", row(401, 200, 200, 200, 200, 200, 200)),  # each caller lists its own
     "get_series": ("get", API_READ),
@@ -100,6 +102,8 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "create_note": ("post", row(401, 403, 201, 201, 404, 201, 404)),
     "delete_note": ("delete", row(401, 403, 204, 204, 404, 204, 404)),
     "get_trace": ("get", API_READ),
+    "get_inventory": ("get", API_READ),  # a machine of the project, through one of its campaigns
+    "put_inventory": ("put", row(401, 403, 200, 200, 404, 200, 404)),
     "get_correlation": ("get", API_READ),
     "admin": ("get", row(302, 302, 302, 302, 302, 302, 302)),  # staff only
     "login": ("get", PUBLIC),
@@ -249,6 +253,7 @@ def url_for(route: str, world, caller: str) -> str:
         "<int:link_id>": str(world["link_id"]),
         "<note_id>": str(world["note_id"]),
         "<int:note_id>": str(world["page_note_id"]),
+        "<name>": "C1",
         "<uidb64>": "MQ",
         "<token>": "set-password",
         "<str:token>": world["shares"].get(caller, "hs_not-a-real-token-000000000000"),
@@ -292,6 +297,8 @@ def body_for(key: str, world) -> tuple[object, str | None]:
         return {"text": "matrix"}, None
     if key == "update_series":
         return json.dumps({"baseline": ""}), "application/json"
+    if key == "put_inventory":
+        return json.dumps({"campaign": slug, "logical_processors": 2}), "application/json"
     if key in ("create-token", "create"):
         return {"name": "x", "view": "overview"}, None
     return {}, None
@@ -314,6 +321,8 @@ def test_each_caller_gets_the_expected_status_everywhere(client, world, caller):
             url += f"?baseline={world['upload'].scenario_id}"
         if key == "sizing":
             url += "?users=1000&target=60&redundancy=1"
+        if key == "get_inventory":
+            url += f"?campaign={world['a'].slug}"
         if method == "get":
             response = client.get(url, **headers)
         elif method in ("put", "delete"):

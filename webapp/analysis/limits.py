@@ -13,7 +13,9 @@ network adapter) on its own. Special cases:
   host's installed memory (host attribute ``memory_mb``) when known, else the
   floor ``threshold`` in MB;
 * network is compared as a percentage of the same adapter's ``Current
-  Bandwidth`` (bits/s): 100 x 8 x Bytes Total/sec / Current Bandwidth;
+  Bandwidth`` (bits/s): 100 x 8 x Bytes Total/sec / Current Bandwidth; without
+  that series, the adapter's link speed from the host's inventory
+  (``webapp.core.inventory.link_speeds``) stands in for it;
 * overload is FSCT's overload figure: the first overloaded step;
 * a ``timing`` row is a user-experience limit: the users at which a timing's
   per-step mean exceeds its baseline by ``threshold`` ms, or reaches
@@ -38,6 +40,7 @@ from webapp.analysis.counters import parse_counter
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
 from webapp.analysis.uncertainty import step_bounds
 from webapp.analysis.ux_rules import RuleError, UxRule, rule
+from webapp.core.inventory import link_speeds
 from webapp.core.models import DEFAULT_LIMITS, Campaign, Host, ResourceLimit, Run
 from webapp.timeseries.models import CounterSeries
 
@@ -114,6 +117,7 @@ class Watched:
     reference_id: int | None  # network: the adapter's Current Bandwidth series
     level: float  # the limit in the compared unit (network: percent of bandwidth)
     host: str = ""  # the server the series is on
+    link_speed: float | None = None  # network without a bandwidth series: the inventory's, bits/s
 
 
 def watched_series(runs: Sequence[Run], limits: Sequence[Limit]) -> dict[int, list[Watched]]:
@@ -128,16 +132,20 @@ def watched_series(runs: Sequence[Run], limits: Sequence[Limit]) -> dict[int, li
         wanted |= Q(object=lim.object, counter=lim.counter)
     found = list(CounterSeries.objects.filter(wanted, host_id__in=hosts))
     bandwidth = {(s.host_id, s.instance): s.pk for s in found if (s.object, s.counter) == BANDWIDTH}
+    speeds = {pk: link_speeds(h.attributes) for pk, h in hosts.items()}
     by_host: dict[int, list[Watched]] = defaultdict(list)
     for series in found:
         for lim in counting:
             if not lim.matches(series):
                 continue
             reference = None
+            speed = None
             level = lim.threshold
             if lim.resource == "network" and lim.percent is not None:
                 reference = bandwidth.get((series.host_id, series.instance))
                 if reference is None:
+                    speed = speeds[series.host_id].get(series.instance)
+                if reference is None and speed is None:
                     continue  # no bandwidth to compare with
                 level = lim.percent
             memory = (hosts[series.host_id].attributes or {}).get("memory_mb")
@@ -146,7 +154,7 @@ def watched_series(runs: Sequence[Run], limits: Sequence[Limit]) -> dict[int, li
             instance = f"({series.instance})" if series.instance else ""
             path = f"\\{series.object}{instance}\\{series.counter}"
             by_host[series.host_id].append(
-                Watched(lim, series.pk, path, reference, level, hosts[series.host_id].name)
+                Watched(lim, series.pk, path, reference, level, hosts[series.host_id].name, speed)
             )
     return {
         run_pk: [w for h in found_hosts for w in by_host[h.pk]] for run_pk, found_hosts in servers.items()
@@ -202,6 +210,8 @@ def _value(watched: Watched, step_pk: int, averages: Mapping[tuple[int, int], fl
         if not bandwidth:
             return None
         value = 100.0 * 8.0 * value / bandwidth
+    elif watched.link_speed:
+        value = 100.0 * 8.0 * value / watched.link_speed
     return value if watched.limit.above else -value
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
-from webapp.core.models import Campaign, Project, Run, Scenario, Upload
+from webapp.core.models import Campaign, Host, Project, Run, Scenario, Upload
 from workers.pipeline.registry import all_parsers
 
 
@@ -49,8 +49,16 @@ class Overview:
 def campaign_overview(campaign: Campaign) -> Overview:
     return Overview(
         scenarios=campaign.scenarios.annotate(n_runs=Count("runs")).order_by("pk"),
-        runs=campaign.runs.select_related("scenario").annotate(n_steps=Count("steps")).order_by("name", "pk"),
+        runs=campaign.runs.select_related("scenario")
+        .prefetch_related("hosts")
+        .annotate(n_steps=Count("steps"))
+        .order_by("name", "pk"),
     )
+
+
+def campaign_machines(campaign: Campaign) -> QuerySet[Host]:
+    """The machines the campaign's runs ran on, servers first, with their recorded inventory."""
+    return Host.objects.filter(runs__campaign=campaign).distinct().order_by("-role", "name")
 
 
 def check_upload_filters(status: str, kind: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
-from webapp.api import analysis, batches, campaigns, notes, runs, series, traces, uploads, views_json
+from webapp.api import analysis, batches, campaigns, hosts, notes, runs, series, traces, uploads, views_json
 from webapp.api.errors import ApiError, error_response, handle_api_error
 from webapp.core.upload_meta import InvalidMeta
 
@@ -30,6 +30,7 @@ api.add_router("", uploads.router)
 api.add_router("", campaigns.router)
 api.add_router("", batches.router)
 api.add_router("", runs.router)
+api.add_router("", hosts.router)
 api.add_router("", analysis.router)
 api.add_router("", traces.router)
 api.add_router("", series.router)

@@ -48,6 +48,8 @@ class RunRow(Schema):
     step_count: int
     started_at: datetime | None
     ended_at: datetime | None
+    # The machines of the run: name, role and the inventory's summary ("2 vCPU, 4 GB", "" if unknown).
+    hosts: list[dict[str, str]] = []
 
 
 class OverviewOut(Schema):
@@ -122,6 +124,7 @@ def run_row(run: Run, step_count: int) -> dict[str, Any]:
         "step_count": step_count,
         "started_at": run.started_at,
         "ended_at": run.ended_at,
+        "hosts": [{"name": h.name, "role": h.role, "summary": h.summary} for h in run.hosts.all()],
     }
 
 

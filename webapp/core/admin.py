@@ -128,7 +128,9 @@ class ScenarioAdmin(ModelAdmin[Scenario]):
 
 @admin.register(Host)
 class HostAdmin(NaturalKeyAdmin):
-    list_display = ["name", "project", "role", "os"]
+    # The inventory (attributes "inventory", "memory_mb") is edited in the attributes field: mark a
+    # correction with "source": "edited" so the agent's next report does not undo it.
+    list_display = ["name", "project", "role", "os", "summary"]
     natural_key = ("project", "name")
     list_filter = ["role", "project"]
     list_select_related = ["project"]

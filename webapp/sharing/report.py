@@ -22,6 +22,7 @@ from typing import Any
 from webapp.analysis.capacity import campaign_capacity
 from webapp.analysis.compare import campaign_compare
 from webapp.analysis.counters import parse_counter
+from webapp.analysis.listings import campaign_machines
 from webapp.analysis.metric_groups import GROUPS, metric_words
 from webapp.analysis.units import value_text
 from webapp.api.analysis import METHOD
@@ -260,6 +261,7 @@ def build(link: ShareLink) -> dict[str, Any]:
         "link": link,
         "dimension_keys": keys + extras,
         "scenario_rows": [(s.label, [s.dims.get(k, "") for k in keys + extras]) for s in scenarios],
+        "machines": list(campaign_machines(campaign)),
     }
     view = link.view
     if view in (ShareLink.View.OVERVIEW, ShareLink.View.CAPACITY):

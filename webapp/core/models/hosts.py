@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from webapp.core import inventory
 from webapp.core.models.campaigns import Campaign, Scenario
 from webapp.core.models.tenancy import Project
 
@@ -25,6 +26,16 @@ class Host(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def summary(self) -> str:
+        """``"2 vCPU, 4 GB"`` from the recorded inventory (``webapp.core.inventory``)."""
+        return inventory.summary(self.attributes)
+
+    @property
+    def description(self) -> str:
+        """The whole recorded inventory in one line."""
+        return inventory.description(self.attributes)
 
 
 class Run(models.Model):
