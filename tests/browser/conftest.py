@@ -99,3 +99,20 @@ def phases_site(site: Site) -> Site:
         drop="Microsoft-Windows-Shell-Core",
     )
     return site
+
+
+@pytest.fixture
+def logon_site(live_server, transactional_db, settings, monkeypatch) -> Site:
+    """The "Logon load 2015" demo (``load_demo --campaign demo-logon``, webapp/demo/logon_load.py), every upload
+    ingested through the real pipeline, with a signed-in member of its project."""
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing (apt-get install chromium); .ci/run installs it")
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.CSP_ENABLED = True
+    from tests.factories import make_user
+    from tests.webapp.dashboard.demo import load_logon_demo
+
+    campaign = load_logon_demo()
+    client = Client()
+    client.force_login(make_user(campaign.project))
+    return Site(live_server.url, campaign, client)

@@ -119,3 +119,36 @@ def test_every_logon_phase_figure_is_the_apis_value(page, phases_site):
         f"{campaign_api}/logon-phases": 16 - 2 + 7 * 3,
         f"{campaign_api}/logon-phases?baseline={on.pk}": 16 - 2 + 7 * 3,
     }
+
+
+def test_every_user_experience_figure_is_the_apis_value(page, logon_site):
+    """The "User experience" section (issue 21 item 4) on the "Logon load 2015" demo: the capacity page with
+    ``timing=logon`` and a capacity share link that froze ``factor=1.5``; every figure either page prints is
+    read back as above, and none is printed unmarked."""
+    from webapp.sharing import report
+    from webapp.sharing.models import ShareLink
+
+    site = logon_site
+    _, token = ShareLink.issue(
+        site.campaign, "capacity", report.capacity_filters({"timing": "logon", "factor": "1.5"})
+    )
+    labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo-logon/runs").json()["scenarios"]]
+    campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
+    checked: Counter[str] = Counter()
+    for path in ("/campaigns/demo-logon/capacity/?timing=logon", f"/s/{token}/"):
+        page.goto(site.url + path)
+        page.wait_for_selector("body[data-state=ready] #ux[data-state=ready]")
+        if not path.startswith("/s/"):
+            page.wait_for_selector("#sizing-table td.servers")
+        figures, strays = scan(page, labels)
+        assert strays == [], strays
+        for figure in figures:
+            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
+            check(figure, site.client.get(api).json())
+            if "timing=" in api:
+                checked[api] += 1
+    # Per scenario (2): 10 steps x 6 figures; saturation, interval, baseline, threshold; limiting, runner-up, margin.
+    assert checked == {
+        f"{campaign_api}/capacity?timing=logon&baseline=first_step&delta_ms=1000": 2 * (60 + 4 + 3),
+        f"{campaign_api}/capacity?timing=logon&baseline=first_step&factor=1.5": 2 * (60 + 4 + 3),
+    }

@@ -134,3 +134,21 @@ def timing_steps(runs: Sequence[Run], metric: str, lowest: int = 0) -> dict[int,
         step = StepTimings(users, total / n, p50, p95, n, len(hosts[(scenario, users)]))
         found[scenario].steps.append(step)
     return found
+
+
+_NAMES = """
+    SELECT DISTINCT m.metric FROM measurement m JOIN core_run r ON r.id = m.run_id
+    WHERE r.campaign_id = %s AND m.unit = 'ms' AND (
+        m.users IS NOT NULL OR EXISTS (
+            SELECT 1 FROM core_runstep s WHERE s.run_id = m.run_id AND m.time >= s.started_at
+            AND m.time < COALESCE(s.ended_at, 'infinity')))
+    ORDER BY 1
+"""
+
+
+def placed_timing_names(campaign_id: int) -> list[str]:
+    """The names of the campaign's timings (values in ms) that land on the user axis: inside a load step's
+    window, or carrying their own ``users``. What the capacity page and share reports offer as ``timing``."""
+    with connection.cursor() as cursor:
+        cursor.execute(_NAMES, [campaign_id])
+        return [row[0] for row in cursor.fetchall()]

@@ -2,8 +2,9 @@
 
 Every filter of the view the link was made from is frozen (validated with the
 API's rules when the link is made and again when it is opened): capacity --
-counter, statistic, threshold, trim, the bar grouping and colour dimensions
-and the what-if sizing (users, target, redundancy); compare -- baseline,
+counter, statistic, threshold, trim, the bar grouping and colour dimensions,
+the what-if sizing (users, target, redundancy) and the user-experience rule
+(timing, ux_baseline, delta_ms or factor: webapp/sharing/ux.py); compare -- baseline,
 metric, the metric group shown and the logon phases' baseline (webapp/sharing/logon_phases.py); traces -- run, counter series, start and end
 (webapp/sharing/traces.py); series history -- the capacity parameters and the
 baseline (webapp/sharing/history.py).
@@ -39,6 +40,7 @@ from webapp.sharing.marks import api_address
 from webapp.sharing.models import ShareLink
 from webapp.sharing.studies import p_text, study_tables
 from webapp.sharing.traces import traces_section
+from webapp.sharing.ux import frozen_ux, ux_section
 
 CAPACITY_DEFAULTS: dict[str, Any] = {"counter": "", "stat": "avg", "threshold": 80.0, "trim": 10.0}
 CAPACITY_EXTRAS = ("groups", "colour", "users", "target", "redundancy")
@@ -67,6 +69,7 @@ def capacity_filters(raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(filters["counter"], str) or "\x00" in filters["counter"]:
         raise ValueError("counter must be text without NUL characters")
     parse_counter(filters["counter"])
+    filters.update(frozen_ux(raw))
     for key in ("groups", "colour"):
         value = raw.get(key, "")
         if not isinstance(value, str) or "\x00" in value or len(value) > 500:
@@ -267,6 +270,7 @@ def build(link: ShareLink) -> dict[str, Any]:
     if view in (ShareLink.View.OVERVIEW, ShareLink.View.CAPACITY):
         filters = capacity_filters(link.filters if view == ShareLink.View.CAPACITY else {})
         context["capacity"] = _capacity(campaign, filters)
+        context["ux"] = ux_section(campaign, filters)
         context["fsct"] = fsct_section(campaign)
     if view == ShareLink.View.OVERVIEW:
         context["studies"] = study_tables(campaign)

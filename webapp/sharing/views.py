@@ -22,6 +22,7 @@ from django.views.decorators.http import require_POST
 
 from webapp.accounts import once
 from webapp.accounts.roles import project_for
+from webapp.analysis.timing_steps import placed_timing_names
 from webapp.api import ratelimit
 from webapp.core.creation import unsafe_character
 from webapp.core.models import Campaign, Membership, Scenario
@@ -54,9 +55,15 @@ def _filters(request: HttpRequest, campaign: Campaign, view: str) -> dict[str, A
     )
     if view == ShareLink.View.CAPACITY:
         try:
-            return report.capacity_filters(raw)
+            filters = report.capacity_filters(raw)
         except ValueError as exc:
             raise ValueError(f"cannot share these capacity filters: {exc}") from None
+        if "timing" in filters and filters["timing"] not in placed_timing_names(campaign.pk):
+            raise ValueError(
+                f"cannot share these capacity filters: timing {filters['timing'][:120]!r} is not a timing of "
+                "this campaign placed on load steps"
+            )
+        return filters
     if view == ShareLink.View.COMPARE:
         baseline = Scenario.objects.filter(campaign=campaign, pk=_whole(raw.get("baseline"))).first()
         if baseline is None:

@@ -34,6 +34,25 @@ def load_demo(kinds: tuple[str, ...] = ("perfmon_csv", "timings"), rollups: bool
     return Campaign.objects.get(slug="demo")
 
 
+def load_logon_demo() -> Campaign:
+    """``load_demo --campaign demo-logon`` ("Logon load 2015", webapp/demo/logon_load.py), every upload ingested
+    in this process, rollups refreshed."""
+    call_command("load_demo", "--campaign", "demo-logon", stdout=io.StringIO())
+    for upload in Upload.objects.filter(campaign__slug="demo-logon"):
+        ingest_upload.apply(args=(upload.pk,))
+    wait_for(
+        lambda: (
+            not Upload.objects.filter(campaign__slug="demo-logon")
+            .exclude(status__in=["stored", "failed"])
+            .exists()
+        )
+    )
+    stored = set(Upload.objects.filter(campaign__slug="demo-logon").values_list("status", flat=True))
+    assert stored == {"stored"}, stored
+    refresh_rollups.apply()
+    return Campaign.objects.get(slug="demo-logon")
+
+
 def add_block_size_runs(campaign: Campaign) -> dict[tuple[str, str], float]:
     """fio-like results at three block sizes for two scenarios; returns (disk, block) -> read MB/s."""
     upload = Upload.objects.create(

@@ -20,6 +20,8 @@ from webapp.analysis.counters import DEFAULT_COUNTER, CounterRef
 from webapp.analysis.fsct_curves import METHOD as FSCT_METHOD
 from webapp.analysis.fsct_curves import has_fsct
 from webapp.analysis.metric_groups import GROUPS
+from webapp.analysis.timing_steps import placed_timing_names
+from webapp.analysis.ux_choice import read_ux
 from webapp.api.analysis import INTERVALS, METHOD
 from webapp.core.models import Campaign, Host, Scenario
 from webapp.dashboard.views.access import campaign_context, visible_campaign
@@ -51,6 +53,8 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
     found = visible_campaign(request, slug)
     counters = capacity_counters(found)
     params, sizing, problems = read_capacity(request.GET, counters)
+    timings = placed_timing_names(found.pk)
+    ux, ux_problems = read_ux(request.GET, timings)
     page = {
         "api": f"{API}/campaigns/{found.slug}/capacity",
         "sizing_api": f"{API}/campaigns/{found.slug}/sizing",
@@ -62,6 +66,10 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
     fsct = has_fsct(found)
     if fsct:
         page["fsct_api"] = f"{API}/campaigns/{found.slug}/fsct"
+    if ux is not None:
+        # The user-experience section (headroom/ux.js) asks the capacity API with ``timing=``.
+        page["ux"] = ux
+        page["ux_timings"] = timings
     method = METHOD.format(trim=params["trim"], stat=params["stat"], threshold=params["threshold"])
     context = campaign_context(
         found,
@@ -73,7 +81,9 @@ def capacity(request: HttpRequest, slug: str) -> HttpResponse:
         method=method,
         sizing=sizing,
         intervals=INTERVALS,
-        problems=problems,
+        problems=problems + ux_problems,
+        ux=ux,
+        ux_timings=timings,
         unit=counter_unit(params["counter"]),
         fsct=fsct,
         fsct_method=FSCT_METHOD,
