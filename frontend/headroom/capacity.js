@@ -103,7 +103,9 @@
     // "disk queue, before CPU (912)" when a limit decides; the counter's own name otherwise.
     const limit = byLimit(s);
     if (!limit) return counterName() + " at " + withUnit(data.threshold, data.counter);
-    return (limit.limit_text || name(limit.resource)) + ", before " + counterName() + " (" + s.saturation_text.replace(/ users.*$/, "") + ")";
+    // A timing limit by its timing ("logon time"): its whole sentence is in the limits table.
+    const what = limit.resource === "timing" ? limit.counter + " time" : name(limit.resource);
+    return what + ", before " + counterName() + " (" + s.saturation_text.replace(/ users.*$/, "") + ")";
   }
 
   function otherFigures(s) {
