@@ -44,7 +44,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DB_NAME = "headroom_bench_views"
+# HEADROOM_BENCH_DB names another throw-away database (engineers sharing a server each use their own).
+DB_NAME = os.environ.get("HEADROOM_BENCH_DB", "headroom_bench_views")
 SCENARIOS = (
     ({"server_os": "2008 R2", "smb_dialect": "2.1", "disk_type": "SSD", "av": "off"}, 9.0),
     ({"server_os": "2012 R2", "smb_dialect": "3.02", "disk_type": "SSD", "av": "off"}, 8.0),
