@@ -24,8 +24,9 @@
    computation without limits, in process, against the full one, and the
    sizing endpoint.
 6. Issue 21: capacity by user experience (``capacity?timing=logon``) on two
-   timing studies of 1 M and 10 M logon timings (``bench/views_ux.py``),
-   timed in turn, with their ratio (target <= 1.5).
+   timing studies of 1 M and 10 M logon timings (``bench/views_ux.py``, binary
+   COPY, then the timing summary refreshed as the worker would), timed in
+   turn, with their ratio (target <= 1.5).
 """
 
 from __future__ import annotations

@@ -114,10 +114,12 @@ def load_timings(slug: str, runs, spacing: float, seed: int) -> int:
                 written += len(block)
         copy.write(_TRAILER)
     raw.commit()
+    # Statistics first, as autovacuum would gather after a load this size: without them the
+    # planner misjudges the refresh's aggregates over ten million fresh rows (3-5x slower).
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE measurement")
     started = time.perf_counter()
     timing_summary.mark_dirty([run_id for run_id, _ in runs])
     timing_summary.refresh_pending()
     print(f"  timing summary refreshed in {time.perf_counter() - started:.1f} s")
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE measurement")
     return written // _ROW.size  # every row is the same size

@@ -103,7 +103,11 @@ def _bootstrap(
     distribution = []
     for counts, weight in resamples(units, SEED):
         curve = _curve(columns, counts)
-        lowest = [(found.lowest.get(key, ()), k) for key, k in zip(keys, counts, strict=True) if k]
+        lowest = (
+            [(found.lowest.get(key, ()), k) for key, k in zip(keys, counts, strict=True) if k]
+            if rule.lowest
+            else []
+        )
         distribution.append((_point(curve, _baseline(rule, curve, lowest), rule), weight))
     low, high = quantiles(distribution)
     if not math.isfinite(high):

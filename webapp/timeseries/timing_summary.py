@@ -102,9 +102,11 @@ _PERCENTILES = (
     """
 )
 
-# A digest of a run's load steps: any change of users, start or end changes it.
+# A digest of a run's load steps: any change of users, start or end changes it. Epoch seconds, not
+# timestamps as text, so that sessions in different time zones compute the same digest.
 _DIGEST = """
-    COALESCE((SELECT md5(array_agg(ROW(st.users, st.started_at, st.ended_at)
+    COALESCE((SELECT md5(array_agg(ROW(st.users, extract(epoch FROM st.started_at),
+                                       extract(epoch FROM st.ended_at))
                                    ORDER BY st.started_at, st.users, st.id)::text)
               FROM core_runstep st WHERE st.run_id = r.id), '')
 """
