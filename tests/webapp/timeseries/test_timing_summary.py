@@ -271,3 +271,15 @@ def test_a_timing_written_after_the_summary_counts_once_its_run_is_marked(client
     )
     timing_summary.mark_dirty([run.pk])  # what the loader does in its transaction
     assert [(s.mean, s.n) for s in timing_steps([run], "logon")[run.scenario_id].steps] == [(2000.0, 2)]
+
+
+def test_a_deleted_campaign_leaves_no_summary_behind(client):
+    campaign = make_campaign()
+    run = timing_run(campaign, {"smb_dialect": "3.02"}, clients={"CL01": 0.0}, jitter={1: 0.0}, users=(100,))
+    refresh_rollups.apply()
+    assert TimingUnitSummary.objects.filter(run_id=run.pk).count() == 1
+    assert TimingStepPercentile.objects.filter(scenario_id=run.scenario_id).count() == 1
+    campaign.delete()
+    refresh_rollups.apply()
+    assert not TimingUnitSummary.objects.exists() and not TimingUnitLowest.objects.exists()
+    assert not TimingStepPercentile.objects.exists() and not TimingSummaryRun.objects.exists()
