@@ -26,7 +26,7 @@ from webapp.core import rawstore
 from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
 from webapp.notify import trigger
-from webapp.timeseries import backend
+from webapp.timeseries import backend, timing_summary
 from webapp.timeseries.models import RollupDirty
 from workers import ingest, retention, testhooks
 from workers.pipeline.errors import ParseError
@@ -125,7 +125,7 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
     # Only a stored upload, once committed, may change a series' answers (webapp.notify).
     campaign_id = upload.campaign_id
     transaction.on_commit(lambda: trigger.upload_stored(campaign_id))
-    if result.rollups_stale:
+    if result.rollups_stale or result.timings_stale:
         refresh_rollups.apply_async()
     return "stored"
 
@@ -134,7 +134,9 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
     name="workers.tasks.refresh_rollups", autoretry_for=TRANSIENT, retry_backoff=True, retry_jitter=True
 )
 def refresh_rollups() -> int:
-    """Recompute the rollups of every dirty time range (see timeseries.backend)."""
+    """Recompute the rollups of every dirty time range (see timeseries.backend), then the timing
+    summaries of every run whose timings changed (timeseries.timing_summary); returns the ranges done."""
+    timing_summary.refresh_pending()
     done = 0
     while True:
         batch = list(RollupDirty.objects.order_by("id")[:200])

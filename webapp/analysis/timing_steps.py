@@ -10,12 +10,14 @@ it was measured: the timings JSON/CSV ``users`` field, ``headroom-agent time
 not trimmed: a logon during the ramp to a step is that step's experience.
 Timings outside every window and without ``users`` are left out.
 
-One query places and aggregates everything (raw SQL because it pays: the
-step is found by ``width_bucket`` over each run's ordered step starts, a
-binary search instead of a join against every step): per scenario and user
-count the pooled mean, median, 95th percentile, count and number of hosts,
-and per *unit* -- one client's one repetition in one run -- its count and sum
-per user count, which the interval resamples (``analysis.ux_capacity``).
+The placing is done once per run and kept (``timeseries.timing_summary``):
+per unit -- one client's one repetition in one run -- and user count its
+count and sum, per scenario and user count the exact median and 95th
+percentile, per unit its smallest timings. This module reads those rows
+(refreshing stale runs first), so its cost follows runs, steps and units,
+not the number of timings. Two cases read raw timings, exactly as before:
+``lowest:N`` beyond the smallest timings kept per unit, and percentiles of a
+user count some runs of the scenario outside ``runs`` also reach.
 """
 
 from __future__ import annotations
@@ -26,51 +28,39 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 
 from webapp.core.models import Run
+from webapp.timeseries import timing_summary
+from webapp.timeseries.timing_summary import LOWEST_KEPT, PLACED
 
 # (run, host, repetition): one client's series of one repetition across the steps.
 Unit = tuple[int, int, int]
 
-_PLACED = """
-    WITH steps AS (
-        SELECT run_id,
-               array_agg(started_at ORDER BY started_at) AS starts,
-               array_agg(COALESCE(ended_at, 'infinity') ORDER BY started_at) AS ends,
-               array_agg(users ORDER BY started_at) AS users
-        FROM core_runstep WHERE run_id = ANY(%(runs)s) GROUP BY run_id
-    ), scenario AS (
-        SELECT * FROM unnest(%(runs)s::bigint[], %(scenarios)s::bigint[]) AS r(run_id, scenario_id)
-    ), placed AS (
-        SELECT r.scenario_id, m.run_id, m.host_id, m.repetition, m.value,
-               COALESCE(m.users, CASE WHEN m.time < s.ends[width_bucket(m.time, s.starts)]
-                                      THEN s.users[width_bucket(m.time, s.starts)] END) AS users
-        FROM measurement m
-        JOIN scenario r ON r.run_id = m.run_id
-        LEFT JOIN steps s ON s.run_id = m.run_id
-        WHERE m.run_id = ANY(%(runs)s) AND m.metric = %(metric)s
-    )
+_UNITS = """
+    SELECT run_id, users, host_id, repetition, n, total FROM timing_unit_summary
+    WHERE metric = %s AND run_id = ANY(%s) ORDER BY run_id, host_id, repetition, users
 """
-
-_AGGREGATE = (
-    _PLACED
+_PERCENTILES = "SELECT scenario_id, users, n, p50, p95 FROM timing_step_percentile WHERE metric = %s AND scenario_id = ANY(%s)"
+_KEPT_LOWEST = """
+    SELECT run_id, host_id, repetition, lowest[1:%s] FROM timing_unit_lowest
+    WHERE metric = %s AND run_id = ANY(%s)
+"""
+_RAW_PERCENTILES = (
+    PLACED.format(only="AND m.metric = %(metric)s")
     + """
-    SELECT scenario_id, users, run_id, host_id, repetition, count(*), sum(value),
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY value),
-           percentile_cont(0.95) WITHIN GROUP (ORDER BY value),
-           GROUPING(run_id)
-    FROM placed WHERE users IS NOT NULL
-    GROUP BY GROUPING SETS ((scenario_id, users), (scenario_id, users, run_id, host_id, repetition))
+    SELECT scenario_id, users, percentile_cont(0.5) WITHIN GROUP (ORDER BY value),
+           percentile_cont(0.95) WITHIN GROUP (ORDER BY value)
+    FROM placed WHERE users IS NOT NULL GROUP BY scenario_id, users
     """
 )
-
 # The ``lowest`` smallest timings of each unit: enough to find a scenario's N lowest in any resample.
-_LOWEST = (
-    _PLACED
+_RAW_LOWEST = (
+    PLACED.format(only="AND m.metric = %(metric)s")
     + """
-    SELECT scenario_id, run_id, host_id, repetition, (array_agg(value ORDER BY value))[1:%(lowest)s]
+    SELECT run_id, host_id, repetition, (array_agg(value ORDER BY value))[1:%(lowest)s]
     FROM placed WHERE users IS NOT NULL
-    GROUP BY scenario_id, run_id, host_id, repetition
+    GROUP BY run_id, host_id, repetition
     """
 )
 
@@ -110,29 +100,55 @@ def timing_steps(runs: Sequence[Run], metric: str, lowest: int = 0) -> dict[int,
     found: dict[int, ScenarioTimings] = defaultdict(ScenarioTimings)
     if not runs:
         return found
-    params: dict[str, Any] = {
-        "runs": [r.pk for r in runs],
-        "scenarios": [r.scenario_id for r in runs],
-        "metric": metric,
-        "lowest": lowest,
-    }
-    hosts: dict[tuple[int, int], set[int]] = defaultdict(set)
-    rows: list[tuple[int, int, int, float, float, float]] = []
+    scenario_of = {r.pk: r.scenario_id for r in runs}
+    ids = sorted(scenario_of)
+    timing_summary.ensure_fresh(ids)
+    # (scenario, users) -> [count, sum, hosts]
+    pooled: dict[tuple[int, int], tuple[list[float], set[int]]] = {}
     with connection.cursor() as cursor:
-        cursor.execute(_AGGREGATE, params)
-        for scenario, users, run, host, repetition, n, total, p50, p95, whole in cursor.fetchall():
-            if whole:
-                rows.append((scenario, users, n, total, p50, p95))
-                continue
+        cursor.execute(_UNITS, [metric, ids])
+        for run, users, host, repetition, n, total in cursor.fetchall():
+            scenario = scenario_of[run]
             found[scenario].units.setdefault((run, host, repetition), {})[users] = (n, total)
-            hosts[(scenario, users)].add(host)
+            sums, hosts = pooled.setdefault((scenario, users), ([0, 0.0], set()))
+            sums[0] += n
+            sums[1] += total
+            hosts.add(host)
+        percentiles = _percentiles(cursor, metric, runs, pooled)
         if lowest:
-            cursor.execute(_LOWEST, params)
-            for scenario, run, host, repetition, values in cursor.fetchall():
-                found[scenario].lowest[(run, host, repetition)] = list(values)
-    for scenario, users, n, total, p50, p95 in sorted(rows):
-        step = StepTimings(users, total / n, p50, p95, n, len(hosts[(scenario, users)]))
-        found[scenario].steps.append(step)
+            if lowest <= LOWEST_KEPT:
+                cursor.execute(_KEPT_LOWEST, [lowest, metric, ids])
+            else:
+                cursor.execute(_RAW_LOWEST, {"runs": ids, "metric": metric, "lowest": lowest})
+            for run, host, repetition, values in cursor.fetchall():
+                found[scenario_of[run]].lowest[(run, host, repetition)] = list(values)
+    for (scenario, users), ((n, total), hosts) in sorted(pooled.items()):
+        p50, p95 = percentiles[(scenario, users)]
+        found[scenario].steps.append(StepTimings(users, total / n, p50, p95, int(n), len(hosts)))
+    return found
+
+
+def _percentiles(
+    cursor: CursorWrapper,
+    metric: str,
+    runs: Sequence[Run],
+    pooled: dict[tuple[int, int], tuple[list[float], set[int]]],
+) -> dict[tuple[int, int], tuple[float, float]]:
+    """(scenario, users) -> (p50, p95): kept per scenario, pooling every run of it; when a run left out
+    of ``runs`` reaches the same user count, the counts differ and those are read from the raw timings."""
+    scenarios = sorted({scenario for scenario, _ in pooled})
+    cursor.execute(_PERCENTILES, [metric, scenarios])
+    found = {}
+    for scenario, users, n, p50, p95 in cursor.fetchall():
+        mine = pooled.get((scenario, users))
+        if mine is not None and mine[0][0] == n:
+            found[(scenario, users)] = (p50, p95)
+    missing = {scenario for (scenario, users) in pooled if (scenario, users) not in found}
+    if missing:
+        ids = sorted(r.pk for r in runs if r.scenario_id in missing)
+        cursor.execute(_RAW_PERCENTILES, {"runs": ids, "metric": metric})
+        for scenario, users, p50, p95 in cursor.fetchall():
+            found.setdefault((scenario, users), (p50, p95))
     return found
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Any
 
 from webapp.analysis.extrapolate import Extrapolation, extrapolate
@@ -48,17 +49,30 @@ class UxPoint:
         return self.uncertainty.interval
 
 
-def _curve(units: Mapping[Unit, Mapping[int, tuple[int, float]]], counts: Sequence[int]) -> list[StepStat]:
+@dataclass(frozen=True)
+class _Columns:
+    """Per user count, every unit's count and sum in unit order: a resample's curve is their weighted sums,
+    so one costs units x steps multiplications done in C (``map``), whatever the number of timings."""
+
+    users: list[int]
+    counts: list[list[int]]
+    totals: list[list[float]]
+
+
+def _columns(units: Mapping[Unit, Mapping[int, tuple[int, float]]]) -> _Columns:
+    users = sorted({u for found in units.values() for u in found})
+    cells = [[found.get(u, (0, 0.0)) for found in units.values()] for u in users]
+    return _Columns(users, [[n for n, _ in row] for row in cells], [[t for _, t in row] for row in cells])
+
+
+def _curve(columns: _Columns, counts: Sequence[int]) -> list[StepStat]:
     """The pooled mean per user count of the units drawn ``counts[i]`` times each."""
-    totals: dict[int, list[float]] = {}
-    for found, k in zip(units.values(), counts, strict=True):
-        if not k:
-            continue
-        for users, (n, total) in found.items():
-            into = totals.setdefault(users, [0.0, 0.0])
-            into[0] += k * n
-            into[1] += k * total
-    return [StepStat(u, t / n) for u, (n, t) in sorted(totals.items())]
+    points = []
+    for users, ns, totals in zip(columns.users, columns.counts, columns.totals, strict=True):
+        n = sum(map(mul, counts, ns))
+        if n:
+            points.append(StepStat(users, sum(map(mul, counts, totals)) / n))
+    return points
 
 
 def _baseline(
@@ -85,10 +99,15 @@ def _bootstrap(
     if units < 2:
         return Uncertainty(step_bounds(points, saturation), "step_bounds", units, [])
     keys = list(found.units)
+    columns = _columns(found.units)
     distribution = []
     for counts, weight in resamples(units, SEED):
-        curve = _curve(found.units, counts)
-        lowest = [(found.lowest.get(key, ()), k) for key, k in zip(keys, counts, strict=True) if k]
+        curve = _curve(columns, counts)
+        lowest = (
+            [(found.lowest.get(key, ()), k) for key, k in zip(keys, counts, strict=True) if k]
+            if rule.lowest
+            else []
+        )
         distribution.append((_point(curve, _baseline(rule, curve, lowest), rule), weight))
     low, high = quantiles(distribution)
     if not math.isfinite(high):

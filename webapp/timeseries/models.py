@@ -8,7 +8,13 @@
   recorded a figure is part of its identity;
 * ``CounterRollup`` -- one-minute rollups (a continuous aggregate on
   TimescaleDB, a table kept current by a worker task otherwise; see
-  ``backend``).
+  ``backend``);
+* ``TimingUnitSummary``, ``TimingUnitLowest``, ``TimingStepPercentile`` --
+  timings already placed on the user axis, summed per client repetition and
+  with exact per-step percentiles, so that capacity by user experience costs
+  what the runs, steps and clients cost, not the timings. Ordinary tables in
+  both modes, kept current from ``TimingDirty`` and each run's steps
+  (``TimingSummaryRun``); see ``timing_summary``.
 
 The sample and measurement tables carry the id of the upload that produced
 each row so re-running an upload replaces exactly its rows. Their references
@@ -18,6 +24,7 @@ key checks would halve COPY speed, and the loader is the only writer.
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from webapp.core.models import Host, Run, Upload
@@ -118,3 +125,72 @@ class RollupDirty(models.Model):
 
     class Meta:
         db_table = "rollup_dirty"
+
+
+class TimingUnitSummary(models.Model):
+    """Count and sum of one unit's (run, host, repetition) timings of one metric at one user count."""
+
+    pk = models.CompositePrimaryKey("run_id", "metric", "users", "host_id", "repetition")
+    run_id = models.BigIntegerField()
+    metric = models.CharField(max_length=200)
+    users = models.IntegerField()
+    host_id = models.BigIntegerField()
+    repetition = models.PositiveIntegerField()
+    n = models.BigIntegerField()
+    total = models.FloatField()
+
+    class Meta:
+        db_table = "timing_unit_summary"
+        indexes = [models.Index(fields=["metric", "run_id"], name="timing_unit_metric_run")]
+
+
+class TimingUnitLowest(models.Model):
+    """One unit's smallest placed timings of one metric (``timing_summary.LOWEST_KEPT`` at most), sorted."""
+
+    pk = models.CompositePrimaryKey("run_id", "metric", "host_id", "repetition")
+    run_id = models.BigIntegerField()
+    metric = models.CharField(max_length=200)
+    host_id = models.BigIntegerField()
+    repetition = models.PositiveIntegerField()
+    lowest = ArrayField(models.FloatField())
+
+    class Meta:
+        db_table = "timing_unit_lowest"
+
+
+class TimingStepPercentile(models.Model):
+    """Median and 95th percentile of a scenario's timings of one metric at one user count, every run pooled."""
+
+    pk = models.CompositePrimaryKey("scenario_id", "metric", "users")
+    scenario_id = models.BigIntegerField()
+    metric = models.CharField(max_length=200)
+    users = models.IntegerField()
+    n = models.BigIntegerField()
+    p50 = models.FloatField()
+    p95 = models.FloatField()
+
+    class Meta:
+        db_table = "timing_step_percentile"
+
+
+class TimingSummaryRun(models.Model):
+    """What a run's timing summary was computed from: its scenario and a digest of its load steps."""
+
+    run_id = models.BigIntegerField(primary_key=True)
+    scenario_id = models.BigIntegerField()
+    steps = models.CharField(max_length=32)
+    refreshed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "timing_summary_run"
+
+
+class TimingDirty(models.Model):
+    """A run whose timings changed (written by the loader); its summary must be recomputed."""
+
+    run_id = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "timing_dirty"
+        indexes = [models.Index(fields=["run_id"], name="timing_dirty_run")]

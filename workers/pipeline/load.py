@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from webapp.core.models import Host, Run, Upload
 from webapp.core.runs import drop_unused, runs_with_results_of
-from webapp.timeseries import backend
+from webapp.timeseries import backend, timing_summary
 from webapp.timeseries.models import RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
@@ -66,8 +66,10 @@ class LoadResult:
     first: datetime | None = None
     last: datetime | None = None
     runs: set[int] = field(default_factory=set)
-    # Counter samples changed, so their rollups are out of date (timings have none).
+    # Counter samples changed, so their rollups are out of date.
     rollups_stale: bool = False
+    # Measurements changed in these runs: their timing summaries are marked dirty.
+    timings_stale: bool = False
 
 
 def _copy_text(value: str) -> str:
@@ -76,7 +78,10 @@ def _copy_text(value: str) -> str:
 
 
 def delete_rows(upload_id: int) -> tuple[datetime | None, datetime | None]:
-    """Remove an upload's rows; return the time range they covered (for rollups)."""
+    """Remove an upload's rows; return the time range they covered (for rollups).
+
+    The runs whose measurements went are marked for their timing summaries in the same transaction.
+    """
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH gone AS (DELETE FROM counter_sample WHERE upload_id = %s RETURNING time) "
@@ -84,7 +89,12 @@ def delete_rows(upload_id: int) -> tuple[datetime | None, datetime | None]:
             [upload_id],
         )
         first, last = cursor.fetchone()
-        cursor.execute("DELETE FROM measurement WHERE upload_id = %s", [upload_id])
+        cursor.execute(
+            "WITH gone AS (DELETE FROM measurement WHERE upload_id = %s RETURNING run_id) "
+            "SELECT DISTINCT run_id FROM gone",
+            [upload_id],
+        )
+        timing_summary.mark_dirty([run_id for (run_id,) in cursor.fetchall()])
     return first, last
 
 
@@ -280,6 +290,9 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
             settle_runs(upload, parsed, result.first, result.last, result.runs, machines)
             drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved
             dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]
+            if result.runs:
+                timing_summary.mark_dirty(result.runs)
+                result.timings_stale = True
             if parsed.counters is not None and dirty:
                 RollupDirty.objects.bulk_create(RollupDirty(start=a, end=b) for a, b in dirty)
                 result.rollups_stale = True
