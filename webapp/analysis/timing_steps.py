@@ -8,7 +8,10 @@ normal case. A timing that carries its own ``users`` (the active sessions when
 it was measured: the timings JSON/CSV ``users`` field, ``headroom-agent time
 --users``) is placed at that user count instead, step or no step. Windows are
 not trimmed: a logon during the ramp to a step is that step's experience.
-Timings outside every window and without ``users`` are left out.
+Timings outside every window and without ``users`` are left out. A timing is
+named by its metric, with its subject in brackets when it has one
+(``fsct.response_ms [OpenFile]``, ``gpo.processing_ms [user]``): one curve never
+pools unlike operations.
 
 The placing is done once per run and kept (``timeseries.timing_summary``):
 per unit -- one client's one repetition in one run -- and user count its
@@ -32,7 +35,7 @@ from django.db.backends.utils import CursorWrapper
 
 from webapp.core.models import Run
 from webapp.timeseries import timing_summary
-from webapp.timeseries.timing_summary import LOWEST_KEPT, PLACED
+from webapp.timeseries.timing_summary import LOWEST_KEPT, PLACED, TIMING_NAME
 
 # (run, host, repetition): one client's series of one repetition across the steps.
 Unit = tuple[int, int, int]
@@ -47,7 +50,7 @@ _KEPT_LOWEST = """
     WHERE metric = %s AND run_id = ANY(%s)
 """
 _RAW_PERCENTILES = (
-    PLACED.format(only="AND m.metric = %(metric)s")
+    PLACED.format(only=f"AND {TIMING_NAME} = %(metric)s")
     + """
     SELECT scenario_id, users, percentile_cont(0.5) WITHIN GROUP (ORDER BY value),
            percentile_cont(0.95) WITHIN GROUP (ORDER BY value)
@@ -56,7 +59,7 @@ _RAW_PERCENTILES = (
 )
 # The ``lowest`` smallest timings of each unit: enough to find a scenario's N lowest in any resample.
 _RAW_LOWEST = (
-    PLACED.format(only="AND m.metric = %(metric)s")
+    PLACED.format(only=f"AND {TIMING_NAME} = %(metric)s")
     + """
     SELECT run_id, host_id, repetition, (array_agg(value ORDER BY value))[1:%(lowest)s]
     FROM placed WHERE users IS NOT NULL
@@ -152,8 +155,8 @@ def _percentiles(
     return found
 
 
-_NAMES = """
-    SELECT DISTINCT m.metric FROM measurement m JOIN core_run r ON r.id = m.run_id
+_NAMES = f"""
+    SELECT DISTINCT {TIMING_NAME} FROM measurement m JOIN core_run r ON r.id = m.run_id
     WHERE r.campaign_id = %s AND m.unit = 'ms' AND (
         m.users IS NOT NULL OR EXISTS (
             SELECT 1 FROM core_runstep s WHERE s.run_id = m.run_id AND m.time >= s.started_at

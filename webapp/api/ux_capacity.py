@@ -13,6 +13,7 @@ from typing import Any
 from webapp.analysis.capacity import campaign_capacity
 from webapp.analysis.counters import parse_counter
 from webapp.analysis.expiry import data_note
+from webapp.analysis.timing_steps import placed_timing_names
 from webapp.analysis.ux_capacity import campaign_ux_capacity
 from webapp.analysis.ux_rules import RuleError, UxRule, rule
 from webapp.api.errors import ApiError
@@ -56,6 +57,16 @@ def ux_capacity_body(
 ) -> dict[str, Any]:
     """The answer for one timing name; ``limits`` are the campaign's limit table, as the counter answer has them."""
     found = checked_rule(timing, baseline, delta_ms, factor)
+    names = placed_timing_names(campaign.pk)
+    missing = (
+        {}
+        if found.timing in names
+        else {
+            "timing_note": f"no timing named {found.timing!r} is on this campaign's user axis (inside a load "
+            "step's window, or carrying its own users); a timing with a subject is named 'metric [subject]', "
+            "as listed in timings"
+        }
+    )
     counters = campaign_capacity(campaign, parse_counter(""), "avg", 80.0)
     limits = {s.scenario_id: s.limits for s in counters}
     scenarios = campaign_ux_capacity(campaign, found, limits)
@@ -68,6 +79,8 @@ def ux_capacity_body(
         "unit": "ms",
         "method": _method(found),
         "threshold_text": found.text,
+        "timings": names,
+        **missing,
         "scenarios": [s.as_dict() for s in scenarios],
         "data": data_note(campaign=campaign),
     }

@@ -44,6 +44,11 @@ from webapp.timeseries.models import TimingDirty
 LOWEST_KEPT = 1000
 _ADVISORY_LOCK = 0x48525453  # "HRTS": serialises timing-summary refreshes
 
+# A timing's name: its metric, and its subject in brackets when it has one ("fsct.response_ms [OpenFile]",
+# "gpo.processing_ms [user]", "logon.cse_ms [Folder Redirection]"), so that the response times of unlike
+# operations, or policy runs of users and computers, are never pooled into one curve.
+TIMING_NAME = "(m.metric || CASE WHEN m.subject = '' THEN '' ELSE ' [' || m.subject || ']' END)"
+
 # Each run's ordered step starts, ends and users; a measurement is placed by binary search.
 _STEPS = """
     steps AS (
@@ -59,7 +64,7 @@ PLACED = (
     "WITH"
     + _STEPS
     + """, placed AS (
-        SELECT r.scenario_id, m.run_id, m.metric, m.host_id, m.repetition, m.value,
+        SELECT r.scenario_id, m.run_id, {name} AS metric, m.host_id, m.repetition, m.value,
                COALESCE(m.users, CASE WHEN m.time < s.ends[width_bucket(m.time, s.starts)]
                                       THEN s.users[width_bucket(m.time, s.starts)] END) AS users
         FROM measurement m
@@ -67,7 +72,7 @@ PLACED = (
         LEFT JOIN steps s ON s.run_id = m.run_id
         WHERE m.run_id = ANY(%(runs)s) {only}
     )
-"""
+""".replace("{name}", TIMING_NAME)
 )
 
 _UNITS = (
@@ -91,7 +96,7 @@ _LOWEST = (
 )
 
 _PERCENTILES = (
-    PLACED.format(only="AND m.metric = ANY(%(metrics)s)")
+    PLACED.format(only=f"AND {TIMING_NAME} = ANY(%(metrics)s)")
     + """
     INSERT INTO timing_step_percentile (scenario_id, metric, users, n, p50, p95)
     SELECT scenario_id, metric, users, count(*),
