@@ -60,8 +60,15 @@ def test_it_accepts_bodies_up_to_the_default_upload_limit():
 
 def test_compose_publishes_only_the_proxy_with_a_pinned_nginx_and_a_health_check():
     services = yaml.safe_load((REPO / "docker" / "compose.yaml").read_text())["services"]
-    published = {name for name, service in services.items() if service.get("ports")}
+    published = {
+        name for name, service in services.items() if service.get("ports") and not service.get("profiles")
+    }
     assert published == {"proxy"}
+    # An opt-in profile's service (Grafana) may publish, on the loopback address only.
+    opt_in = {name: service.get("ports") for name, service in services.items() if service.get("profiles")}
+    assert all(str(port).startswith("127.0.0.1:") for ports in opt_in.values() for port in ports or []), (
+        opt_in
+    )
     proxy = services["proxy"]
     assert re.fullmatch(r"nginx:\d+\.\d+\.\d+-alpine", proxy["image"])
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in proxy["volumes"]

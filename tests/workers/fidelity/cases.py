@@ -1,5 +1,8 @@
 """Every real fixture's figures as the tool printed them: the table the fidelity tests compare with.
 
+Folders of captures that are not uploads (``NOT_UPLOADS``: what the agent's inventory reads off a
+machine) are tested where they are read, not here.
+
 The expected values were copied by hand from the files' text (their line is
 noted), at the precision the tool printed. A stored figure must be within half
 a unit of the last digit printed, in the unit printed or an exact conversion
@@ -24,10 +27,13 @@ ROBOCOPY = FIXTURES / "robocopy"
 EVTX = FIXTURES / "eventlog_logon"
 PERFMON = FIXTURES / "perfmon_csv"
 GET_COUNTER = FIXTURES / "get_counter"
+SYSSTAT = FIXTURES / "sysstat"
+SADF_AT = datetime(2019, 4, 18, 13, 20, 29, tzinfo=UTC)  # the second statistics of sysstat's own test data
 WRITE_8K = DISKSPD_TXT / "vc_DiskSpd_Write8k_utf8bom_manythreads.txt"
 SINGLE_4K = DISKSPD_TXT / "vc_DiskSpd_2.2.0_SingleGroup.txt"
 MIB = 1024 * 1024 / 1_000_000  # MiB/s -> MB/s, exactly
 SCENARIO = {"disk": "ssd"}
+NOT_UPLOADS = ("linux_inventory",)
 
 
 @dataclass(frozen=True)
@@ -607,7 +613,39 @@ CASES: dict[str, Case] = {
 }
 
 # Files with nothing to store, and what the project does with them.
+# sysstat: sadf's fields copied as printed (line of sadf -d noted; sadf -j holds the same numbers)
+_SADF_SAMPLES = (
+    # 300: SYSSTAT.TEST;31;2019-04-18 13:20:29 UTC;sdb;0.67;22.60;0.00;0.00;33.62;0.10;47.00;0.05
+    Sample("PhysicalDisk", "sdb", "Disk Transfers/sec", SADF_AT, "0.67"),
+    Sample("PhysicalDisk", "sdb", "Avg. Disk Queue Length", SADF_AT, "0.10"),
+    # 257: SYSSTAT.TEST;31;2019-04-18 13:20:29 UTC;3;956;3.16;3.24;3.43;0
+    Sample("System", "", "Load Average 1 min", SADF_AT, "3.16"),
+    Sample("System", "", "Run Queue Length", SADF_AT, "3"),
+)
+CASES.update(
+    {
+        "sysstat/sysstat-tests_sadf-d_A.csv": Case(
+            SYSSTAT / "sysstat-tests_sadf-d_A.csv", samples=_SADF_SAMPLES
+        ),
+        "sysstat/sysstat-tests_sadf-j_A.json": Case(
+            SYSSTAT / "sysstat-tests_sadf-j_A.json", samples=_SADF_SAMPLES
+        ),
+        # sadf -d -T: local time labelled "EST" for a date in EDT; the upload's zone decides (UTC-4)
+        # 2: SYSSTAT.TEST;31;2019-04-18 09:20:19 EST;-1;2.15;12.50;2.36;0.12;0.00;82.88
+        "sysstat/sysstat-tests_sadf-d_T_NewYork.csv": Case(
+            SYSSTAT / "sysstat-tests_sadf-d_T_NewYork.csv",
+            meta={"timezone": "America/New_York"},
+            samples=(
+                Sample("Processor", "_Total", "% User Time", _at(2019, 4, 18, 13, 20, 19), "2.15"),
+                Sample("Processor", "_Total", "% Idle Time", _at(2019, 4, 18, 13, 20, 19), "82.88"),
+            ),
+        ),
+    }
+)
+
 REFUSED = {
+    # a binary perfmon log: answered with the command that converts it
+    "perfmon_blg/txrx_BasicPerfCounters.blg": "relog",
     # cut off before robocopy's summary: no figure was printed
     "robocopy/ahmad_robocopy_utf16_arabic_mojibake_truncated.log": "the log ends before its summary",
     # dotnet-counters output, not a format Headroom reads (not PDH: no "(PDH-CSV 4.0)" header)
