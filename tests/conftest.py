@@ -119,3 +119,48 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout} s")
+
+
+def worker_idle() -> bool:
+    """No task waits in the broker's queue and no other session of the test database is working.
+
+    A stored upload queues ``refresh_rollups``; were the test's tables emptied while that task
+    reads them, PostgreSQL could pick the TRUNCATE as a deadlock's victim (CI, stop 29).
+    """
+    from django.db import connection
+
+    from workers.celery import app
+
+    queues = {route["queue"] for route in app.conf.task_routes.values()} | {app.conf.task_default_queue}
+    with app.connection_for_read() as conn:
+        for queue in queues:
+            try:
+                if conn.default_channel.queue_declare(queue=queue, passive=True).message_count:
+                    return False
+            except conn.channel_errors:  # never declared: nothing was ever sent to it
+                pass
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+        )
+        (working,) = cursor.fetchone()
+    return working == 0
+
+
+@pytest.fixture
+def settled_worker(transactional_db, worker_process) -> Iterator[subprocess.Popen[bytes]]:
+    """The module's worker, left idle before the test's tables are emptied: every upload parsed
+    and every task it queued done (seen idle three polls running, so a prefetched task has begun)."""
+    yield worker_process
+    from webapp.core.models import Upload
+
+    busy = (Upload.Status.RECEIVED, Upload.Status.QUEUED, Upload.Status.PARSING)
+    wait_for(lambda: not Upload.objects.filter(status__in=busy).exists(), timeout=60)
+    seen = 0
+    deadline = time.monotonic() + 60
+    while seen < 3 and time.monotonic() < deadline:
+        seen = seen + 1 if worker_idle() else 0
+        time.sleep(0.1)
+    if seen < 3:
+        raise AssertionError("the worker was still busy 60 s after the test")

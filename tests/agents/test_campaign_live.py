@@ -19,17 +19,14 @@ from tests.paths import FIXTURES
 from webapp.core.models import Campaign, Upload
 from webapp.timeseries.models import Measurement
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("settled_worker"),
+]
 
 # "Started : Saturday, May 30, 2026 12:27:10 PM", local time without an offset.
 LOG = FIXTURES / "robocopy" / "andrew_robocopy_utf16_NFL.log"
-
-
-@pytest.fixture(autouse=True)
-def settled(transactional_db: None, worker_process: subprocess.Popen[bytes]) -> Iterator[None]:
-    yield
-    busy = (Upload.Status.RECEIVED, Upload.Status.QUEUED, Upload.Status.PARSING)
-    wait_for(lambda: not Upload.objects.filter(status__in=busy).exists(), timeout=60)
 
 
 def create(run_agent: AgentRunner, server: str, token: str, slug: str) -> Any:

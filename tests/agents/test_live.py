@@ -34,7 +34,11 @@ from tests.ports import free_port
 from webapp.core.models import Campaign, Run, RunStep, Upload
 from webapp.timeseries.models import CounterSample, CounterSeries, Measurement
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("settled_worker"),
+]
 
 PERFMON = FIXTURES / "perfmon_csv" / "narmadha_DataCollector01_LogicalDisk_IST.csv"
 SLEEP = [sys.executable, "-c", "import time; time.sleep(0.05)"]
@@ -45,14 +49,6 @@ def study(transactional_db: None) -> tuple[Campaign, str]:
     campaign = make_campaign()
     _, token = make_token(campaign.project)
     return campaign, token
-
-
-@pytest.fixture(autouse=True)
-def settled(transactional_db: None, worker_process: subprocess.Popen[bytes]) -> Iterator[None]:
-    """Every upload a test made is parsed before the next test empties the tables under the worker."""
-    yield
-    busy = (Upload.Status.RECEIVED, Upload.Status.QUEUED, Upload.Status.PARSING)
-    wait_for(lambda: not Upload.objects.filter(status__in=busy).exists(), timeout=60)
 
 
 def connect(server: str, study: tuple[Campaign, str]) -> list[str]:

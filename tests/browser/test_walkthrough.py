@@ -34,7 +34,11 @@ from tests.conftest import wait_for
 from tests.paths import FIXTURES, REPO
 from webapp.core.models import Upload
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("settled_worker"),
+]
 
 ARTEFACTS = REPO / "var" / "test" / "artefacts" / "walkthrough"
 PERFMON = FIXTURES / "perfmon_csv" / "rajitharul_perfmon_SriLanka_1.2MB.csv"

@@ -13,7 +13,11 @@ from tests.factories import make_campaign, make_token
 from tests.paths import FIXTURES
 from webapp.core.models import Upload, WorkerHeartbeat
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("settled_worker"),
+]
 
 
 def final_status(upload_id: int):
