@@ -6,14 +6,11 @@ real worker parses the real robocopy log written on a Windows machine.
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.agents.conftest import AgentRunner
-from tests.conftest import wait_for
 from tests.factories import make_project, make_token
 from tests.paths import FIXTURES
 from webapp.core.models import Campaign, Upload
