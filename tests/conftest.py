@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,9 +134,10 @@ def worker_idle() -> bool:
 
     queues = {route["queue"] for route in app.conf.task_routes.values()} | {app.conf.task_default_queue}
     with app.connection_for_read() as conn:
+        channel: Any = conn.default_channel  # kombu's virtual channel (Redis, filesystem)
         for queue in queues:
             try:
-                if conn.default_channel.queue_declare(queue=queue, passive=True).message_count:
+                if channel.queue_declare(queue=queue, passive=True).message_count:
                     return False
             except conn.channel_errors:  # never declared: nothing was ever sent to it
                 pass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 from django.utils import timezone
 
+from webapp.analysis import window_percentiles
 from webapp.core import rawstore
 from webapp.core.models import Upload
 from webapp.core.uploads import enqueue
@@ -134,20 +135,25 @@ def ingest_upload(self: Task[Any, Any], upload_id: int) -> str:
     name="workers.tasks.refresh_rollups", autoretry_for=TRANSIENT, retry_backoff=True, retry_jitter=True
 )
 def refresh_rollups() -> int:
-    """Recompute the rollups of every dirty time range (see timeseries.backend), then the timing
-    summaries of every run whose timings changed (timeseries.timing_summary); returns the ranges done."""
+    """Recompute the timing summaries of every run whose timings changed (timeseries.timing_summary), then
+    the rollups of every dirty time range (timeseries.backend), dropping the kept percentiles those ranges
+    touch, then keep the step percentiles of the runs they touched (analysis.window_percentiles); returns
+    the ranges done."""
     timing_summary.refresh_pending()
-    done = 0
+    done: list[tuple[datetime, datetime]] = []
     while True:
         batch = list(RollupDirty.objects.order_by("id")[:200])
         if not batch:
-            return done
+            break
         start = min(d.start for d in batch)
         end = max(d.end for d in batch)
         if not backend.refresh_rollups(start, end):
-            return done  # inside a transaction on TimescaleDB: the ranges stay pending (exact reads)
-        RollupDirty.objects.filter(pk__in=[d.pk for d in batch]).delete()
-        done += len(batch)
+            return len(done)  # inside a transaction on TimescaleDB: the ranges stay pending (exact reads)
+        ranges = [(d.start, d.end) for d in batch]
+        window_percentiles.forget_dirty(ranges, [d.pk for d in batch])
+        done.extend(ranges)
+    window_percentiles.warm(done)
+    return len(done)
 
 
 @shared_task(name="workers.tasks.expire_raw_samples", autoretry_for=TRANSIENT, retry_backoff=True)

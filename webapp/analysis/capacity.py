@@ -26,7 +26,6 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from django.db import connection
@@ -47,8 +46,9 @@ from webapp.analysis.limits import (
 from webapp.analysis.saturation import Saturation, StepStat, saturation_point
 from webapp.analysis.uncertainty import RunCurve, Uncertainty, saturation_interval
 from webapp.analysis.ux_capacity import timing_limits
-from webapp.analysis.windows import Window, window_p95, window_stats
-from webapp.core.models import Campaign, Host, Run, RunStep
+from webapp.analysis.window_percentiles import window_p95
+from webapp.analysis.windows import Window, step_window, window_stats
+from webapp.core.models import Campaign, Host, Run
 from webapp.timeseries.models import CounterSeries
 
 Stat = Literal["avg", "max", "p95"]
@@ -139,13 +139,6 @@ class ScenarioCapacity:
         return binding(self.limits, self.saturation, self.counter, self.interval, self.host)
 
 
-def _window(step: RunStep, trim: float) -> tuple[datetime, datetime] | None:
-    if step.ended_at is None:
-        return None
-    cut = (step.ended_at - step.started_at) * (trim / 100.0)
-    return step.started_at + cut, step.ended_at - cut
-
-
 def _overloaded_steps(runs: list[Run]) -> set[int]:
     """Steps during which an FSCT result says the server was overloaded."""
     if not runs:
@@ -229,7 +222,7 @@ def campaign_capacity(
         extra = extra_series(watched.get(run.pk, []))
         reused = {sids[0] for sids in series_of[run.pk].values() if len(sids) == 1 and sids[0] in extra}
         for step in run.steps.all():
-            window = _window(step, trim)
+            window = step_window(step, trim)
             if window is None:
                 continue
             for host_id, sids in series_of[run.pk].items():

@@ -12,8 +12,8 @@ Rollups can lag behind the samples: on plain PostgreSQL a worker task
 recomputes them from ``rollup_dirty`` after each load (TimescaleDB refreshes
 its continuous aggregate from the same list). A window touching a pending
 dirty range is read from the raw samples alone, so the answer is always
-exact. Percentiles cannot be combined from rollups; :func:`window_p95`
-reads the raw samples and costs what they cost.
+exact. Percentiles cannot be combined from rollups; ``window_percentiles``
+computes them from the raw samples once and keeps them.
 """
 
 from __future__ import annotations
@@ -76,20 +76,6 @@ _STATS_SQL = f"""
     GROUP BY w.key
 """
 
-_P95_SQL = """
-    WITH w AS (
-        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
-            AS w(key, series_id, lo, hi)
-    )
-    SELECT w.key, percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
-    FROM w CROSS JOIN LATERAL (
-        SELECT value FROM counter_sample
-        WHERE counter_sample.series_id = w.series_id AND time >= w.lo AND time < w.hi
-        OFFSET 0  -- keeps the per-window range scan (else a hash join over the whole table)
-    ) s
-    GROUP BY w.key
-"""
-
 
 @contextmanager
 def short_query_cursor() -> Iterator[CursorWrapper]:
@@ -123,6 +109,10 @@ class DirtyRanges:
     def pending(cls) -> DirtyRanges:
         return cls(list(RollupDirty.objects.values_list("start", "end")))
 
+    def spans(self) -> list[tuple[datetime, datetime]]:
+        """The merged ranges, each widened to whole minutes."""
+        return list(zip(self._starts, self._ends, strict=True))
+
     def overlaps(self, lo: datetime, hi: datetime) -> bool:
         index = bisect.bisect_left(self._ends, lo)
         while index < len(self._starts) and self._starts[index] < hi:
@@ -130,6 +120,14 @@ class DirtyRanges:
                 return True
             index += 1
         return False
+
+
+def step_window(step: Any, trim: float) -> tuple[datetime, datetime] | None:
+    """A load step's window with ``trim`` percent of its length cut off each end (None while it runs)."""
+    if step.ended_at is None:
+        return None
+    cut = (step.ended_at - step.started_at) * (trim / 100.0)
+    return step.started_at + cut, step.ended_at - cut
 
 
 def ceil_minute(moment: datetime) -> datetime:
@@ -165,18 +163,3 @@ def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) ->
     return {
         key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n
     }
-
-
-def window_p95(windows: Sequence[Window]) -> dict[int, float]:
-    """The 95th percentile (linear interpolation, as ``percentile_cont``) of each key's raw samples."""
-    if not windows:
-        return {}
-    params: list[list[Any]] = [
-        [w.key for w in windows],
-        [w.series_id for w in windows],
-        [w.lo for w in windows],
-        [w.hi for w in windows],
-    ]
-    with short_query_cursor() as cursor:
-        cursor.execute(_P95_SQL, params)
-        return {key: float(value) for key, value in cursor.fetchall()}

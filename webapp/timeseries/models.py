@@ -194,3 +194,23 @@ class TimingDirty(models.Model):
     class Meta:
         db_table = "timing_dirty"
         indexes = [models.Index(fields=["run_id"], name="timing_dirty_run")]
+
+
+class WindowPercentile(models.Model):
+    """The 95th percentile of some series' raw samples in one time window, kept once computed.
+
+    Written and read by ``analysis.window_percentiles``, which only keeps a
+    value while no pending ``RollupDirty`` range touches the window and drops
+    every value whose window a processed range touched (``forget``): a kept
+    value always equals the raw computation. An ordinary table in both modes.
+    """
+
+    digest = models.CharField(max_length=32, primary_key=True)  # md5 of lo, hi and the sorted series ids
+    lo = models.DateTimeField()
+    hi = models.DateTimeField()
+    series_ids = ArrayField(models.BigIntegerField())
+    value = models.FloatField()
+
+    class Meta:
+        db_table = "window_percentile"
+        indexes = [models.Index(fields=["lo", "hi"], name="window_percentile_span")]
