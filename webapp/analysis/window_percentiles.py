@@ -131,29 +131,47 @@ def forget_dirty(ranges: Iterable[tuple[datetime, datetime]], dirty_ids: Sequenc
 
 
 def warm(ranges: Iterable[tuple[datetime, datetime]], batch: int = 5000) -> int:
-    """Compute and keep the default step windows of every series of the servers of runs whose steps touch
-    ``ranges`` (what ``capacity?stat=p95`` asks for); returns the windows looked at."""
-    from webapp.core.models import Host, RunStep
+    """Compute and keep the step windows that steps touching ``ranges`` open with: on each run's servers,
+    the default counter (total CPU) and every counter of the campaign's limit table. Other counters are
+    kept on their first ``stat=p95`` call. Returns the windows looked at."""
+    from webapp.analysis.counters import DEFAULT_COUNTER, parse_counter
+    from webapp.analysis.limits import campaign_limits, watched_series
+    from webapp.core.models import Host, Run, RunStep
     from webapp.timeseries.models import CounterSeries
 
     spans = DirtyRanges(list(ranges)).spans()
     if not spans:
         return 0
-    steps = RunStep.objects.none()
+    touching = RunStep.objects.none()
     for lo, hi in spans:
-        steps = steps | RunStep.objects.filter(started_at__lt=hi, ended_at__gt=lo)
+        touching = touching | RunStep.objects.filter(started_at__lt=hi, ended_at__gt=lo)
+    steps = list(touching.distinct())
+    runs = list(
+        Run.objects.filter(pk__in={s.run_id for s in steps})
+        .select_related("campaign")
+        .prefetch_related("hosts")
+    )
+    cpu = parse_counter(DEFAULT_COUNTER)
+    servers = {h.pk for run in runs for h in run.hosts.all() if h.role == Host.Role.SERVER}
+    default = dict(
+        CounterSeries.objects.filter(
+            host_id__in=servers, object=cpu.object, instance=cpu.instance, counter=cpu.counter
+        ).values_list("pk", "host_id")
+    )
+    series: dict[int, set[int]] = {}
+    for run in runs:
+        hosts = {h.pk for h in run.hosts.all() if h.role == Host.Role.SERVER}
+        watched = watched_series([run], campaign_limits(run.campaign)).get(run.pk, [])
+        series[run.pk] = {sid for sid, host in default.items() if host in hosts} | {
+            w.series_id for w in watched
+        }
     windows: list[Window] = []
-    series: dict[int, list[int]] = {}
-    for step in steps.select_related("run").prefetch_related("run__hosts").distinct():
+    for step in steps:
         span = step_window(step, DEFAULT_TRIM)
-        if span is None:
-            continue
-        for host in step.run.hosts.all():
-            if host.role != Host.Role.SERVER:
-                continue
-            if host.pk not in series:
-                series[host.pk] = list(CounterSeries.objects.filter(host=host).values_list("pk", flat=True))
-            windows.extend(Window(len(windows) + 1, sid, *span) for sid in series[host.pk])
+        if span is not None:
+            windows.extend(
+                Window(len(windows) + 1, sid, *span) for sid in sorted(series.get(step.run_id, ()))
+            )
     for start in range(0, len(windows), batch):
         window_p95(windows[start : start + batch])
     return len(windows)

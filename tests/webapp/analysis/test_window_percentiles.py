@@ -16,7 +16,7 @@ from django.db import connection
 from tests.factories import make_user
 from tests.ingest import ingest_bytes
 from tests.paths import FIXTURES
-from webapp.analysis.window_percentiles import forget_dirty, window_p95
+from webapp.analysis.window_percentiles import digest, forget_dirty, window_p95
 from webapp.analysis.windows import Window, step_window
 from webapp.core.models import Run, RunStep, Upload
 from webapp.timeseries.models import CounterSeries, RollupDirty, WindowPercentile
@@ -31,6 +31,7 @@ FILES = {
     "rajitharul_perfmon_SriLanka_1.2MB.csv": "",
     "waflia_DataCollector01_ruRU_cp1251.csv": "Europe/Moscow",
 }
+WITH_CPU = {"iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv", "rajitharul_perfmon_SriLanka_1.2MB.csv"}
 SMALL = "narmadha_DataCollector01_LogicalDisk_IST.csv"
 
 
@@ -100,11 +101,23 @@ def test_kept_percentiles_equal_the_raw_ones_on_every_real_log(campaign, name):
     assert RollupDirty.objects.exists()
     raw = window_p95(windows)
     assert WindowPercentile.objects.count() == 0
-    # The worker's refresh drops the dirty ranges and keeps every step window of the run's server.
+    # The worker's refresh drops the dirty ranges and keeps the step windows of the server's total CPU
+    # (and of the limit table's counters); the first call keeps the others.
     refresh_rollups()
     assert not RollupDirty.objects.exists()
-    assert WindowPercentile.objects.count() == len(with_samples)
+    warmed = set(WindowPercentile.objects.values_list("digest", flat=True))
+    cpu = set(
+        CounterSeries.objects.filter(
+            host__in=run.hosts.all(), object="Processor", instance="_Total", counter="% Processor Time"
+        ).values_list("pk", flat=True)
+    )
+    assert bool(cpu) == (name in WITH_CPU)
+    cpu_windows = {digest([w]) for w in windows if w.series_id in cpu and w.key in with_samples}
+    assert cpu_windows <= warmed and len(cpu_windows) == (4 if cpu else 0)
+    assert len(warmed) < len(with_samples)
     kept = window_p95(windows)
+    assert WindowPercentile.objects.count() == len(with_samples)
+    assert window_p95(windows) == kept
     assert raw.keys() == kept.keys() == with_samples.keys()
     for key, value in with_samples.items():
         assert raw[key] == pytest.approx(value, rel=1e-12, abs=1e-12)
