@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-timescale test-both lint bench-ingest bench-storage bench-views bench-api bench-abuse reliability clean-var help agent bench-agent token manage
+.PHONY: run test test-timescale test-both lint bench-ingest bench-storage bench-views bench-views-100m bench-api bench-abuse reliability clean-var help agent bench-agent token manage
 
 help:
 	@echo "make run    - start web + worker + beat with the demo campaign (embedded PostgreSQL if no DATABASE_URL)"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench-ingest - ingest benchmark (ratio against raw COPY)"
 	@echo "make bench-storage - bytes per stored sample, plain/TimescaleDB/compressed vs the gzip'd CSV"
 	@echo "make bench-views - capacity endpoint at 1 M vs 10 M samples"
+	@echo "make bench-views-100m - every counter view at 1 M, 10 M and 100 M samples (or bench-views BENCH_ARGS=--at=100m)"
 	@echo "make bench-api - 200 concurrent uploads to gunicorn: p50/p99 and count stored"
 	@echo "make bench-abuse - seconds per hostile request of issue 26 against gunicorn, vs GET /healthz"
 	@echo "make reliability - crash/outage/restart/fuzz/limit proofs at full size"
@@ -75,6 +76,9 @@ bench-storage: $(STAMP)
 
 bench-views: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/views.py $(BENCH_ARGS)
+
+bench-views-100m: $(STAMP)
+	$(PY) -m webapp.launcher bench bench/views_scale.py $(BENCH_ARGS)
 
 bench-api: $(STAMP)
 	$(PY) -m webapp.launcher bench bench/api.py $(BENCH_ARGS)

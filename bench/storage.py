@@ -72,6 +72,8 @@ class Source:
     gzip_bytes: int
     samples: int = 0
     stored: dict[str, int] = field(default_factory=dict)  # column -> bytes
+    layouts: list[tuple[str, int, float]] = field(default_factory=list)  # label, bytes, trace ms
+    reads: dict[str, float] = field(default_factory=dict)  # stored label -> one-counter one-day read, ms
     notes: list[str] = field(default_factory=list)
 
 
@@ -288,6 +290,9 @@ def measure_timescale(sources: list[Source], server_url: str, variants: bool) ->
             source.stored["timescaledb compressed"] = one_value("SELECT hypertable_size('counter_sample')")
             source.notes.append(f"{chunks} chunk(s)")
             if variants:
+                from bench import storage_layouts
+
+                source.layouts = storage_layouts.measure(source.samples)
                 for segmentby, orderby, sparse in VARIANTS:
                     decompress_all()
                     set_compression(segmentby, orderby)
@@ -297,6 +302,7 @@ def measure_timescale(sources: list[Source], server_url: str, variants: bool) ->
                         cursor.execute("RESET timescaledb.auto_sparse_indexes")
                     key = f"  segmentby '{segmentby}' orderby '{orderby}'{'' if sparse else ' no bloom'}"
                     source.stored[key] = one_value("SELECT hypertable_size('counter_sample')")
+                    source.reads[key] = storage_layouts.trace_ms()
                 decompress_all()
                 set_compression(*installed)
         described = f"segmentby '{installed[0]}', orderby '{installed[1]}'" if any(installed) else "off"
@@ -311,9 +317,9 @@ def main() -> int:
     parser.add_argument(
         "--long-real",
         type=int,
-        default=0,
+        default=30,
         metavar="N",
-        help="also the real log N times as long (timestamps moved)",
+        help="also the real log N times as long (timestamps moved; 0: not)",
     )
     args = parser.parse_args()
 
@@ -360,7 +366,23 @@ def main() -> int:
         ]
         for label, size in rows:
             per = size / source.samples
-            print(f"  {label:52} {size:>12,} {per:>9.2f} {size / source.gzip_bytes:>8.2f}")
+            read = f"   read {source.reads[label]:6.1f} ms" if label in source.reads else ""
+            print(f"  {label:52} {size:>12,} {per:>9.2f} {size / source.gzip_bytes:>8.2f}{read}")
+        if source.layouts:
+            print("  compressed, with a one-counter one-day read (bench/storage_layouts.py):")
+        for label, size, ms in source.layouts:
+            per = size / source.samples
+            print(f"  {label:62} {per:>6.2f} B {size / source.gzip_bytes:>6.2f}x gzip  read {ms:6.1f} ms")
+    # The lines outside checks read (issue 25): TimescaleDB compressed against gzip, x30 and x1.
+    print()
+    for label, prefix in (("long", "real log x"), ("single", "real 2633")):
+        found = next((s for s in sources if s.name.startswith(prefix)), None)
+        if found is None or "timescaledb compressed" not in found.stored:
+            print(f"ratio compressed/gzip {label}: n/a (no TimescaleDB or no real log)")
+            continue
+        print(
+            f"ratio compressed/gzip {label}: {found.stored['timescaledb compressed'] / found.gzip_bytes:.2f}"
+        )
     return 0
 
 

@@ -252,7 +252,15 @@ def main() -> int:
     parser.add_argument("--counters", type=int, default=280, help="counters in the server's perfmon log")
     parser.add_argument("--repeat", type=int, default=41, help="timed calls per figure")
     parser.add_argument("--only-ux", action="store_true", help="only the UX capacity figures (issue 21)")
+    parser.add_argument(
+        "--at", choices=["100m"], help="every counter view at 1 M, 10 M and 100 M (views_scale)"
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="with --at: study sizes times this")
     args = parser.parse_args()
+    if args.at:
+        from bench.views_scale import main as at_scale
+
+        return at_scale(["--repeat", str(min(args.repeat, 21)), "--scale", str(args.scale)])
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     # WhiteNoise warns that collectstatic never ran; the API does not need static files.
