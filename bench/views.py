@@ -43,6 +43,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -146,15 +147,10 @@ def create_study(project, slug: str, host_name: str, counters: int, first_day: i
     """A campaign with one run per scenario on its own file server; returns (series ids, first day)."""
     from webapp.core.models import Campaign, Host, Run, Scenario
     from webapp.core.runs import apply_steps
-    from webapp.timeseries.models import CounterSeries
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
     host = Host.objects.create(project=project, name=host_name, role=Host.Role.SERVER)
-    names = [("Processor", "_Total", "% Processor Time"), *LIMIT_COUNTERS]
-    names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(len(names), counters)]
-    series = [
-        CounterSeries.objects.create(host=host, object=o, instance=i, counter=c).pk for o, i, c in names
-    ]
+    series = server_series(host, counters)
     for index, (dims, _) in enumerate(SCENARIOS):
         start = DAY0 + timedelta(days=first_day + index)
         run = Run.objects.create(
@@ -277,7 +273,8 @@ def main() -> int:
         drop_bench_database(scratch)
 
 
-def run(args: argparse.Namespace) -> int:
+def signed_in() -> tuple[Any, Any]:
+    """Django set up on the migrated bench database: (a project, a test client signed in as a superuser)."""
     import django
 
     django.setup()
@@ -286,13 +283,28 @@ def run(args: argparse.Namespace) -> int:
     from django.test import Client
 
     from webapp.core.models import Project
-    from webapp.timeseries.models import RollupDirty
 
     call_command("migrate", verbosity=0)
     project = Project.objects.create(slug="bench", name="Bench")
     user = get_user_model().objects.create_superuser("bench", "bench@example.invalid", "bench-pw-1")
     client = Client()
     client.force_login(user)
+    return project, client
+
+
+def server_series(host: Any, counters: int) -> list[int]:
+    """``counters`` series on ``host``: total CPU first, then the limit table's counters, then filler."""
+    from webapp.timeseries.models import CounterSeries
+
+    names = [("Processor", "_Total", "% Processor Time"), *LIMIT_COUNTERS]
+    names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(len(names), counters)]
+    return [CounterSeries.objects.create(host=host, object=o, instance=i, counter=c).pk for o, i, c in names]
+
+
+def run(args: argparse.Namespace) -> int:
+    from webapp.timeseries.models import RollupDirty
+
+    project, client = signed_in()
     ms = 1000.0
     if args.only_ux:
         return 0 if ux_figures(project, client, args.repeat) <= 1.5 else 1

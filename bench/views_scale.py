@@ -48,6 +48,8 @@ from bench.views import (
     SCENARIOS,
     capacity_call,
     drop_bench_database,
+    server_series,
+    signed_in,
     sizing_call,
     use_bench_database,
 )
@@ -88,15 +90,11 @@ def create_study(project: Any, slug: str, host_name: str, counters: int, first_d
     """A campaign with one run per scenario on its own file server, with load steps and logon timings."""
     from webapp.core.models import Campaign, Host, Run, Scenario
     from webapp.core.runs import apply_steps
-    from webapp.timeseries.models import CounterSeries, Measurement
+    from webapp.timeseries.models import Measurement
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
     host = Host.objects.create(project=project, name=host_name, role=Host.Role.SERVER)
-    names = [("Processor", "_Total", "% Processor Time"), *LIMIT_COUNTERS]
-    names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(len(names), counters)]
-    series = [
-        CounterSeries.objects.create(host=host, object=o, instance=i, counter=c).pk for o, i, c in names
-    ]
+    series = server_series(host, counters)
     runs = []
     for index, (dims, _) in enumerate(SCENARIOS):
         start = DAY0 + timedelta(days=first_day + 2 * index)
@@ -250,20 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     scratch = use_bench_database()
     try:
-        import django
-
-        django.setup()
-        from django.contrib.auth import get_user_model
-        from django.core.management import call_command
-        from django.test import Client
-
-        from webapp.core.models import Project
-
-        call_command("migrate", verbosity=0)
-        project = Project.objects.create(slug="bench", name="Bench")
-        user = get_user_model().objects.create_superuser("bench", "bench@example.invalid", "bench-pw-1")
-        client = Client()
-        client.force_login(user)
+        project, client = signed_in()
         return run_scale(project, client, args.repeat, args.scale)
     finally:
         drop_bench_database(scratch)
