@@ -20,7 +20,7 @@ from webapp.api.auth import any_auth, caller
 from webapp.api.errors import not_found
 from webapp.api.schemas import ErrorOut
 from webapp.api.uploads import campaign_for
-from webapp.core import inventory
+from webapp.core import host_inventory, inventory
 from webapp.core.models import Campaign, Host
 
 router = Router(tags=["hosts"])
@@ -119,11 +119,7 @@ def put_inventory(request: HttpRequest, name: str, payload: InventoryIn) -> dict
             host, _ = Host.objects.get_or_create(
                 project_id=campaign.project_id, name=name, defaults={"role": payload.role or Host.Role.CLIENT}
             )
-        host = Host.objects.select_for_update().get(pk=host.pk)
-        host.attributes = inventory.apply_inventory(host.attributes, found, edited=edited)
-        if not inventory.kept_edited(host.attributes) or edited:
-            host.os = inventory.os_text(found) or host.os
-        host.save(update_fields=["attributes", "os"])
+        host = host_inventory.record(host.pk, found, edited=edited)
     return inventory_out(host)
 
 

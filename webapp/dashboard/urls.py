@@ -16,6 +16,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/traces/", views.traces, name="traces"),
     path("campaigns/<slug:slug>/copies/", views.copies, name="copies"),
     path("campaigns/<slug:slug>/uploads/", views.uploads, name="uploads"),
+    path("campaigns/<slug:slug>/machines/<int:host_id>/", views.edit_machine, name="edit-machine"),
     path("campaigns/<slug:slug>/notes/new", views.add_campaign_note, name="add-note"),
     path("campaigns/<slug:slug>/notes/<int:note_id>/delete", views.delete_campaign_note, name="delete-note"),
     path("series/<slug:slug>/history/", views.series_history, name="series-history"),

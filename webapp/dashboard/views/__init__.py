@@ -5,6 +5,7 @@ from __future__ import annotations
 from webapp.dashboard.views.access import visible_campaign, visible_projects
 from webapp.dashboard.views.analysis import blocksize, capacity, compare, copies
 from webapp.dashboard.views.campaigns import campaign_settings, new_campaign
+from webapp.dashboard.views.machines import edit_machine
 from webapp.dashboard.views.pages import campaign, home
 from webapp.dashboard.views.series import (
     add_campaign_note,
@@ -25,6 +26,7 @@ __all__ = [
     "copies",
     "delete_campaign_note",
     "delete_upload",
+    "edit_machine",
     "home",
     "new_campaign",
     "reparse_upload",
