@@ -90,3 +90,30 @@ def test_it_takes_the_host_from_after_the_samples() -> None:
     parsed = _parsed(text)
     assert parsed.counters is not None
     assert [column.host for column in parsed.counters.columns] == ["FS02"]
+
+
+@pytest.mark.parametrize("depth", [33, 100_000])
+def test_it_refuses_nesting_deeper_than_a_batch_can_be(depth: int) -> None:
+    """A fuzzed batch inside 100,000 brackets took 25 s in ijson's own paths before the first event."""
+    text = "[" * depth + json.dumps(_batch()) + "]" * depth
+    error = _error(text)
+    assert error.message == (
+        "JSON nested deeper than 32 levels; a batch is an object with a 'samples' list of flat objects"
+    )
+
+
+def test_the_event_paths_are_ijsons_own() -> None:
+    import ijson
+
+    from workers.pipeline.parsers.samples_json import _events
+
+    document = {
+        "host": "FS01",
+        "samples": [{"time": "t", "value": 1, "extra": {"a": [1, {"b": None}], "c": {}}}, [], [[2.5]]],
+        "a.b": {"": [True, "x"]},
+        "empty": {},
+    }
+    text = json.dumps(document)
+    ours = list(_events(decode(lambda: io.BytesIO(text.encode()))))
+    assert ours == list(ijson.parse(io.BytesIO(text.encode()), use_float=True))
+    assert ("samples.item.extra.a.item", "start_map", None) in ours
