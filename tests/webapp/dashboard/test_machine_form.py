@@ -27,10 +27,10 @@ def machine(client, campaign):
 
 def form(**changes: str) -> dict[str, str]:
     """The form as it comes prefilled for FS01, with ``changes``."""
-    values = {
-        "os": INVENTORY["os"],
-        "os_version": INVENTORY["os_version"],
-        "cpu_model": INVENTORY["cpu_model"],
+    values: dict[str, str] = {
+        "os": str(INVENTORY["os"]),
+        "os_version": str(INVENTORY["os_version"]),
+        "cpu_model": str(INVENTORY["cpu_model"]),
         "sockets": "1",
         "cores": "2",
         "logical_processors": "2",
