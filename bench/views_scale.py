@@ -218,6 +218,10 @@ def run_scale(project: Any, client: Any, repeat: int, scale: float) -> int:
             f"{label} study: {rows:,} samples, {counters} counters every {INTERVAL} s, 5 runs of {RUN_SECONDS / 3600:.1f} h ({parts})"
         )
         studies.append((label, study))
+        if number == 0:  # for reference: the smallest study before the database grows around it
+            calls = view_calls(client, study)
+            alone = {name: in_turn({label: call}, repeat)[label] for name, call in calls.items()}
+            print("  alone in the database: " + ", ".join(f"{n} {v * ms:.1f} ms" for n, v in alone.items()))
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM counter_sample")
         print(f"database now: {cursor.fetchone()[0]:,} samples; the studies timed in turn")
