@@ -302,9 +302,9 @@ def server_series(host: Any, counters: int) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    project, client = signed_in()
     from webapp.timeseries.models import RollupDirty
 
-    project, client = signed_in()
     ms = 1000.0
     if args.only_ux:
         return 0 if ux_figures(project, client, args.repeat) <= 1.5 else 1

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from tests.factories import make_campaign, make_token, make_user
 from tests.ingest import ingest_bytes
-from webapp.core.models import Note, Series, WorkerHeartbeat
+from webapp.core.models import Host, Note, Series, WorkerHeartbeat
 from webapp.sharing.models import ShareLink
 from webapp.timeseries.models import CounterSeries
 
@@ -147,6 +147,7 @@ MATRIX: dict[str, tuple[str, dict[str, int]]] = {
     "home": ("get", row(302, 200, 200, 200, 200, 302, 302)),
     "new-campaign": ("get", SIGNED_IN),
     "campaign-settings": ("get", EDITOR_PAGE),
+    "edit-machine": ("get", EDITOR_PAGE),  # a machine of one of the campaign's runs
     "campaign": ("get", MEMBER_PAGE),
     "capacity-page": ("get", MEMBER_PAGE),
     "compare-page": ("get", MEMBER_PAGE),
@@ -236,6 +237,7 @@ def world(client, settings):
         "series": series,
         "note_id": note.pk,
         "page_note_id": page_note.pk,
+        "host_id": Host.objects.get(project=a.project, name="C1").pk,
     }
 
 
@@ -254,6 +256,7 @@ def url_for(route: str, world, caller: str) -> str:
         "<note_id>": str(world["note_id"]),
         "<int:note_id>": str(world["page_note_id"]),
         "<name>": "C1",
+        "<int:host_id>": str(world["host_id"]),
         "<uidb64>": "MQ",
         "<token>": "set-password",
         "<str:token>": world["shares"].get(caller, "hs_not-a-real-token-000000000000"),
