@@ -155,19 +155,8 @@ def _percentiles(
     return found
 
 
-_NAMES = f"""
-    SELECT DISTINCT {TIMING_NAME} FROM measurement m JOIN core_run r ON r.id = m.run_id
-    WHERE r.campaign_id = %s AND m.unit = 'ms' AND (
-        m.users IS NOT NULL OR EXISTS (
-            SELECT 1 FROM core_runstep s WHERE s.run_id = m.run_id AND m.time >= s.started_at
-            AND m.time < COALESCE(s.ended_at, 'infinity')))
-    ORDER BY 1
-"""
-
-
 def placed_timing_names(campaign_id: int) -> list[str]:
     """The names of the campaign's timings (values in ms) that land on the user axis: inside a load step's
     window, or carrying their own ``users``. What the capacity page and share reports offer as ``timing``."""
-    with connection.cursor() as cursor:
-        cursor.execute(_NAMES, [campaign_id])
-        return [row[0] for row in cursor.fetchall()]
+    runs = list(Run.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
+    return timing_summary.placed_names(runs)

@@ -179,6 +179,8 @@ class TimingSummaryRun(models.Model):
     run_id = models.BigIntegerField(primary_key=True)
     scenario_id = models.BigIntegerField()
     steps = models.CharField(max_length=32)
+    # The run's timing names in ms on the user axis ("metric [subject]"), as capacity offers them.
+    names = ArrayField(models.TextField(), default=list)
     refreshed_at = models.DateTimeField(auto_now=True)
 
     class Meta:

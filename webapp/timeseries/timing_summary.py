@@ -95,6 +95,17 @@ _LOWEST = (
     """
 )
 
+# The names of each run's timings in milliseconds that land on the user axis (what capacity offers).
+_NAMES = (
+    PLACED.format(only="AND m.unit = 'ms'")
+    + """
+    UPDATE timing_summary_run t SET names = n.names
+    FROM (SELECT run_id, array_agg(DISTINCT metric ORDER BY metric) AS names
+          FROM placed WHERE users IS NOT NULL GROUP BY run_id) n
+    WHERE t.run_id = n.run_id
+    """
+)
+
 _PERCENTILES = (
     PLACED.format(only=f"AND {TIMING_NAME} = ANY(%(metrics)s)")
     + """
@@ -138,6 +149,20 @@ def mark_dirty(run_ids: Collection[int]) -> None:
     """Note that these runs' timings changed (in the caller's transaction)."""
     if run_ids:
         TimingDirty.objects.bulk_create(TimingDirty(run_id=run_id) for run_id in sorted(set(run_ids)))
+
+
+def placed_names(run_ids: Collection[int]) -> list[str]:
+    """The names of these runs' timings in ms on the user axis (inside a load step, or with their own
+    ``users``), from the summary (refreshed first where stale)."""
+    if not run_ids:
+        return []
+    ensure_fresh(run_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT unnest(names) FROM timing_summary_run WHERE run_id = ANY(%s) ORDER BY 1",
+            [sorted(set(run_ids))],
+        )
+        return [name for (name,) in cursor.fetchall() if name]
 
 
 def stale(run_ids: Collection[int]) -> list[int]:
@@ -221,8 +246,9 @@ def _refresh(cursor: CursorWrapper, runs: list[int]) -> None:
         cursor.execute(_PERCENTILES, {"runs": pooled, "metrics": sorted(metrics)})
     if current:
         cursor.execute(
-            "INSERT INTO timing_summary_run (run_id, scenario_id, steps, refreshed_at) "
-            "SELECT *, now() FROM unnest(%s::bigint[], %s::bigint[], %s::text[])",
+            "INSERT INTO timing_summary_run (run_id, scenario_id, steps, names, refreshed_at) "
+            "SELECT *, '{}', now() FROM unnest(%s::bigint[], %s::bigint[], %s::text[])",
             [[c[0] for c in current], [c[1] for c in current], [c[2] for c in current]],
         )
+        cursor.execute(_NAMES, params)
     cursor.execute("DELETE FROM timing_dirty WHERE id = ANY(%s)", [marks])

@@ -128,6 +128,28 @@ def test_the_worker_summarises_the_demo_timings_exactly_as_placed_from_the_raw_r
     assert logons == set(range(100, 1001, 100))
 
 
+def test_the_timing_names_capacity_offers_are_the_raw_rows_placed_names(client, demo):
+    """The summary's names (what capacity lists) equal a query over every raw timing of the campaign."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT DISTINCT {timing_summary.TIMING_NAME} FROM measurement m JOIN core_run r ON r.id = m.run_id
+            WHERE r.campaign_id = %s AND m.unit = 'ms' AND (m.users IS NOT NULL OR EXISTS (
+                SELECT 1 FROM core_runstep s WHERE s.run_id = m.run_id AND m.time >= s.started_at
+                AND m.time < COALESCE(s.ended_at, 'infinity')))
+            ORDER BY 1
+            """,
+            [demo.pk],
+        )
+        raw = [name for (name,) in cursor.fetchall()]
+    assert "logon" in raw and len(raw) >= 2
+    assert timing_summary.placed_names(demo_runs(demo)) == raw
+    body = client.get(f"/api/v1/campaigns/{demo.slug}/capacity?timing=logon").json()
+    assert body["timings"] == raw
+
+
 def test_the_endpoint_answers_from_the_summary_what_the_raw_timings_say(client, demo):
     runs = demo_runs(demo)
     _, raw_percentiles, _ = recomputed(runs)
