@@ -51,6 +51,9 @@ def test_the_campaign_page_lists_the_machine_and_the_form_shows_its_inventory(cl
     client.force_login(make_user(campaign.project, role="editor"))
     page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
     assert "FS01" in page and "2 vCPU, 4 GB" in page
+    title = page[page.index("<title>") + 7 : page.index("</title>")]
+    assert title.startswith(campaign.name) and "<" not in title  # the page's sections stay out of its title
+    assert page.count("<h2>Machines</h2>") == 1
     url = f"/campaigns/{campaign.slug}/machines/{host.pk}/"
     assert url in page
     shown = client.get(url)
