@@ -145,24 +145,14 @@ def run_rows(
 
 def create_study(project, slug: str, host_name: str, counters: int, first_day: int) -> tuple[list[int], int]:
     """A campaign with one run per scenario on its own file server; returns (series ids, first day)."""
-    from webapp.core.models import Campaign, Host, Run, Scenario
+    from webapp.core.models import Campaign, Host
     from webapp.core.runs import apply_steps
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
     host = Host.objects.create(project=project, name=host_name, role=Host.Role.SERVER)
     series = server_series(host, counters)
-    for index, (dims, _) in enumerate(SCENARIOS):
-        start = DAY0 + timedelta(days=first_day + index)
-        run = Run.objects.create(
-            campaign=campaign,
-            scenario=Scenario.for_dims(campaign, dims),
-            name=f"fsct-{index}",
-            tool="perfmon",
-            started_at=start,
-            ended_at=start + timedelta(seconds=RUN_SECONDS),
-        )
-        run.hosts.add(host)
-        apply_steps(run, step_windows(start))
+    for run in scenario_runs(campaign, [host], first_day, 1, "fsct", RUN_SECONDS):
+        apply_steps(run, step_windows(run.started_at))
     return series, first_day
 
 
@@ -299,6 +289,28 @@ def server_series(host: Any, counters: int) -> list[int]:
     names = [("Processor", "_Total", "% Processor Time"), *LIMIT_COUNTERS]
     names += [("PhysicalDisk", f"{i} D:", f"Counter {i}") for i in range(len(names), counters)]
     return [CounterSeries.objects.create(host=host, object=o, instance=i, counter=c).pk for o, i, c in names]
+
+
+def scenario_runs(
+    campaign: Any, hosts: Any, first_day: int, days_apart: int, name: str, seconds: int, tool: str = "perfmon"
+) -> list[Any]:
+    """One run per scenario on ``hosts``, ``days_apart`` days apart from ``first_day``, ``seconds`` long."""
+    from webapp.core.models import Run, Scenario
+
+    runs = []
+    for index, (dims, _) in enumerate(SCENARIOS):
+        start = DAY0 + timedelta(days=first_day + days_apart * index)
+        run = Run.objects.create(
+            campaign=campaign,
+            scenario=Scenario.for_dims(campaign, dims),
+            name=f"{name}-{index}",
+            tool=tool,
+            started_at=start,
+            ended_at=start + timedelta(seconds=seconds),
+        )
+        run.hosts.add(*hosts)
+        runs.append(run)
+    return runs
 
 
 def run(args: argparse.Namespace) -> int:

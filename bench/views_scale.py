@@ -43,11 +43,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.views import (
-    DAY0,
     LIMIT_COUNTERS,
     SCENARIOS,
     capacity_call,
     drop_bench_database,
+    scenario_runs,
     server_series,
     signed_in,
     sizing_call,
@@ -88,25 +88,16 @@ def counters_for(target: int, scale: float) -> int:
 
 def create_study(project: Any, slug: str, host_name: str, counters: int, first_day: int) -> dict[str, Any]:
     """A campaign with one run per scenario on its own file server, with load steps and logon timings."""
-    from webapp.core.models import Campaign, Host, Run, Scenario
+    from webapp.core.models import Campaign, Host
     from webapp.core.runs import apply_steps
     from webapp.timeseries.models import Measurement
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
     host = Host.objects.create(project=project, name=host_name, role=Host.Role.SERVER)
     series = server_series(host, counters)
-    runs = []
-    for index, (dims, _) in enumerate(SCENARIOS):
-        start = DAY0 + timedelta(days=first_day + 2 * index)
-        run = Run.objects.create(
-            campaign=campaign,
-            scenario=Scenario.for_dims(campaign, dims),
-            name=f"day-{index}",
-            tool="perfmon",
-            started_at=start,
-            ended_at=start + timedelta(seconds=RUN_SECONDS),
-        )
-        run.hosts.add(host)
+    runs = scenario_runs(campaign, [host], first_day, 2, "day", RUN_SECONDS)
+    for index, run in enumerate(runs):
+        start = run.started_at
         steps = []
         for number in range(STEPS):
             began = start + timedelta(seconds=EDGE_SECONDS + number * (STEP_SECONDS + RAMP_SECONDS))
@@ -125,7 +116,6 @@ def create_study(project: Any, slug: str, host_name: str, counters: int, first_d
             )
             for n in range(TIMINGS_PER_RUN)
         )
-        runs.append(run)
     return {"slug": slug, "campaign": campaign, "series": series, "runs": runs, "day": first_day}
 
 

@@ -25,8 +25,8 @@ def create_timing_study(
     project, slug: str, first_day: int
 ) -> list[tuple[int, list[tuple[int, datetime, datetime]]]]:
     """A campaign with one run per scenario and its clients; (run id, steps) per run."""
-    from bench.views import DAY0, RUN_SECONDS, SCENARIOS, step_windows
-    from webapp.core.models import Campaign, Host, Run, Scenario
+    from bench.views import RUN_SECONDS, scenario_runs, step_windows
+    from webapp.core.models import Campaign, Host
     from webapp.core.runs import apply_steps
 
     campaign = Campaign.objects.create(project=project, slug=slug, name=slug)
@@ -35,18 +35,8 @@ def create_timing_study(
         for n in range(CLIENTS)
     ]
     runs = []
-    for index, (dims, _) in enumerate(SCENARIOS):
-        start = DAY0 + timedelta(days=first_day + index)
-        run = Run.objects.create(
-            campaign=campaign,
-            scenario=Scenario.for_dims(campaign, dims),
-            name=f"logons-{index}",
-            tool="timing",
-            started_at=start,
-            ended_at=start + timedelta(seconds=RUN_SECONDS),
-        )
-        run.hosts.add(*clients)
-        windows = step_windows(start)
+    for run in scenario_runs(campaign, clients, first_day, 1, "logons", RUN_SECONDS, tool="timing"):
+        windows = step_windows(run.started_at)
         apply_steps(run, windows)
         runs.append((run.pk, windows))
     return runs
