@@ -72,7 +72,8 @@ class Source:
     gzip_bytes: int
     samples: int = 0
     stored: dict[str, int] = field(default_factory=dict)  # column -> bytes
-    layouts: list[tuple[str, int, float]] = field(default_factory=list)  # label, bytes, trace ms
+    # label, bytes, one-day trace ms, fifty edge reads ms
+    layouts: list[tuple[str, int, float, float]] = field(default_factory=list)
     reads: dict[str, float] = field(default_factory=dict)  # stored label -> one-counter one-day read, ms
     notes: list[str] = field(default_factory=list)
 
@@ -369,10 +370,13 @@ def main() -> int:
             read = f"   read {source.reads[label]:6.1f} ms" if label in source.reads else ""
             print(f"  {label:52} {size:>12,} {per:>9.2f} {size / source.gzip_bytes:>8.2f}{read}")
         if source.layouts:
-            print("  compressed, with a one-counter one-day read (bench/storage_layouts.py):")
-        for label, size, ms in source.layouts:
+            print("  compressed, with a one-counter one-day read and 50 edges (bench/storage_layouts.py):")
+        for label, size, ms, edges in source.layouts:
             per = size / source.samples
-            print(f"  {label:62} {per:>6.2f} B {size / source.gzip_bytes:>6.2f}x gzip  read {ms:6.1f} ms")
+            print(
+                f"  {label:62} {per:>6.2f} B {size / source.gzip_bytes:>6.2f}x gzip"
+                f"  read {ms:6.1f} ms  edges {edges:6.1f} ms"
+            )
     # The lines outside checks read (issue 25): TimescaleDB compressed against gzip, x30 and x1.
     print()
     for label, prefix in (("long", "real log x"), ("single", "real 2633")):
