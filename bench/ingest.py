@@ -9,7 +9,7 @@
    until the worker has stored it; then copies the very rows the worker
    produced into a copy of the table with raw ``COPY`` from this process, and
    times that. The copy is the same kind of table: on TimescaleDB a
-   hypertable with ``counter_sample``'s chunk interval and indexes, on plain
+   hypertable with ``sample_point``'s chunk interval and indexes, on plain
    PostgreSQL a table with its indexes. Alternating the two puts load from
    other processes on both alike.
 4. Prints the mode, each round (API, queue and worker time), rows/s of both
@@ -57,27 +57,27 @@ def generate(path: Path, rows: int, counters: int, host: str = "BENCH01") -> int
 
 
 def make_baseline_table(cursor: Any, mode: str) -> None:
-    """``bench_scratch``: an empty table shaped like ``counter_sample``, hypertable included."""
-    cursor.execute("CREATE TABLE bench_scratch (LIKE counter_sample INCLUDING ALL)")
+    """``bench_scratch``: an empty table shaped like ``sample_point``, hypertable included."""
+    cursor.execute("CREATE TABLE bench_scratch (LIKE sample_point INCLUDING ALL)")
     if mode != "timescaledb":
         return
     # LIKE copied the hypertable's indexes (its time index included), so none are added here.
     cursor.execute(
         "SELECT time_interval FROM timescaledb_information.dimensions "
-        "WHERE hypertable_name = 'counter_sample' AND column_name = 'time'"
+        "WHERE hypertable_name = 'sample_point' AND column_name = 'day'"
     )
     (interval,) = cursor.fetchone()
     cursor.execute(
-        "SELECT create_hypertable('bench_scratch', 'time', chunk_time_interval => %s, "
+        "SELECT create_hypertable('bench_scratch', 'day', chunk_time_interval => %s, "
         "create_default_indexes => false)",
         [interval],
     )
     cursor.execute(
-        "SELECT count(*) FROM pg_indexes WHERE tablename = 'counter_sample' "
+        "SELECT count(*) FROM pg_indexes WHERE tablename = 'sample_point' "
         "UNION ALL SELECT count(*) FROM pg_indexes WHERE tablename = 'bench_scratch'"
     )
     ours, theirs = (row[0] for row in cursor.fetchall())
-    assert ours == theirs, f"baseline has {theirs} indexes, counter_sample {ours}"
+    assert ours == theirs, f"baseline has {theirs} indexes, sample_point {ours}"
 
 
 def pause_background_jobs(cursor: Any) -> None:
@@ -243,19 +243,24 @@ def main() -> int:
 
 
 def baseline_copy(raw: Any, upload_id: int) -> float:
-    """Raw COPY of the rows the worker stored for ``upload_id`` into ``bench_scratch``; its seconds."""
+    """Raw COPY of the samples the worker stored for ``upload_id`` into ``bench_scratch``; its seconds.
+
+    (The worker also wrote the file's rows, one per row of samples; the baseline copies only the samples.)
+    """
+    from webapp.timeseries.samples import first_row
+
     buffer = io.BytesIO()
     with raw.cursor() as cursor:
         with cursor.copy(
-            "COPY (SELECT time, series_id, value, upload_id FROM counter_sample WHERE upload_id = %s) TO STDOUT",
-            [upload_id],
+            "COPY (SELECT day, series_id, row_id, value FROM sample_point WHERE row_id >= %s AND row_id < %s) TO STDOUT",
+            [first_row(upload_id), first_row(upload_id + 1)],
         ) as copy:
             for chunk in copy:
                 buffer.write(chunk)
         raw.commit()
         data = buffer.getvalue()
         copy_started = time.perf_counter()
-        with cursor.copy("COPY bench_scratch (time, series_id, value, upload_id) FROM STDIN") as copy:
+        with cursor.copy("COPY bench_scratch (day, series_id, row_id, value) FROM STDIN") as copy:
             for offset in range(0, len(data), 1 << 20):
                 copy.write(data[offset : offset + (1 << 20)])
         raw.commit()

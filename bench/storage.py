@@ -38,7 +38,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -52,16 +52,18 @@ REAL_FILE = (
     SHARED / "fixtures" / "real" / "perfmon_csv" / "iversonlu_SystemPerformance_DCS_ChinaTZ_2633cols.csv"
 )
 TSDB_TEST_CLUSTER = "postgres://postgres@127.0.0.1:55432/postgres"
-# Compression settings --variants tries: (segmentby, orderby, automatic sparse indexes).
-# TimescaleDB adds a bloom filter per compressed batch for indexed columns
-# (upload_id, and (time, series_id) from the primary key) unless
+# Compression settings --variants tries on sample_point: (segmentby, orderby, automatic sparse
+# indexes). TimescaleDB adds a bloom filter per compressed batch for indexed columns unless
 # timescaledb.auto_sparse_indexes is off.
 VARIANTS = (
-    ("series_id", "time", True),
-    ("series_id", "time", False),
-    ("", "series_id, time", False),
-    ("", "time, series_id", False),
+    ("", "series_id, row_id", False),
+    ("series_id", "row_id", True),
+    ("series_id", "row_id", False),
 )
+# What a sample costs: its points and the rows' times (webapp.timeseries.samples).
+PLAIN_BYTES = "SELECT pg_total_relation_size('sample_point') + pg_total_relation_size('sample_row')"
+PLAIN_HEAP = "SELECT pg_table_size('sample_point') + pg_table_size('sample_row')"
+TSDB_BYTES = "SELECT hypertable_size('sample_point') + pg_total_relation_size('sample_row')"
 
 
 @dataclass
@@ -72,8 +74,6 @@ class Source:
     gzip_bytes: int
     samples: int = 0
     stored: dict[str, int] = field(default_factory=dict)  # column -> bytes
-    # label, bytes, one-day trace ms, fifty edge reads ms
-    layouts: list[tuple[str, int, float, float]] = field(default_factory=list)
     reads: dict[str, float] = field(default_factory=dict)  # stored label -> one-counter one-day read, ms
     notes: list[str] = field(default_factory=list)
 
@@ -166,7 +166,7 @@ def fresh_database(server_url: str, timescale: str) -> Iterator[None]:
 
 
 def load_file(path: Path, host_name: str) -> int:
-    """Run ``path`` through the real pipeline into ``counter_sample``; return the samples stored."""
+    """Run ``path`` through the real pipeline into the sample tables; return the samples stored."""
     from webapp.core.models import Campaign, Host, Project, Upload
     from workers.ingest import run_pipeline
 
@@ -195,11 +195,74 @@ def one_value(sql: str, params: list[Any] | None = None) -> Any:
         return cursor.fetchone()[0]
 
 
+def trace_ms(sql: str = "") -> float:
+    """The product's read of one counter over one day (the whole file when shorter), best of five.
+
+    The counter is a well-filled one (the 101st by samples); the read is the one
+    a trace of raw samples makes (``webapp.timeseries.samples.of_series``), or
+    ``sql`` with the same three parameters.
+    """
+    import time
+
+    from django.db import connection
+
+    from webapp.timeseries import samples
+
+    series_id = one_value(
+        "SELECT series_id FROM sample_point GROUP BY series_id ORDER BY count(*) DESC, series_id LIMIT 1 OFFSET 100"
+    )
+    first = one_value("SELECT min(time) FROM sample_row")
+    sql = sql or f"SELECT time, value FROM {samples.of_series('%s', '%s', '%s')} s ORDER BY time"
+    best = float("inf")
+    with connection.cursor() as cursor:
+        for _ in range(5):
+            started = time.perf_counter()
+            cursor.execute(sql, [series_id, first, first + timedelta(days=1)])
+            cursor.fetchall()
+            best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def layout_before() -> tuple[int, float]:
+    """The baseline: bytes and the one-day read of the samples stored as they were before issue 25.
+
+    One ``(time, series_id, value, upload_id)`` row per sample, keyed ``(series_id, time)``,
+    a hypertable compressed segmented by series and ordered by time (a time per sample).
+    """
+    from django.db import connection
+
+    chunk = int(os.environ.get("HEADROOM_CHUNK_INTERVAL_DAYS", "7"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TABLE sample_before (time timestamptz NOT NULL, series_id bigint NOT NULL, "
+            "value float8 NOT NULL, upload_id bigint NOT NULL, PRIMARY KEY (series_id, time))"
+        )
+        cursor.execute("CREATE INDEX ON sample_before (upload_id)")
+        cursor.execute(
+            f"SELECT create_hypertable('sample_before', 'time', chunk_time_interval => INTERVAL '{chunk} days')"
+        )
+        cursor.execute(
+            "INSERT INTO sample_before SELECT time, series_id, value, upload_id FROM counter_sample"
+        )
+        cursor.execute(
+            "ALTER TABLE sample_before SET (timescaledb.compress, "
+            "timescaledb.compress_segmentby = 'series_id', timescaledb.compress_orderby = 'time')"
+        )
+        cursor.execute("SELECT count(compress_chunk(c)) FROM show_chunks('sample_before') c")
+    size = one_value("SELECT hypertable_size('sample_before')")
+    read = trace_ms(
+        "SELECT time, value FROM sample_before WHERE series_id = %s AND time >= %s AND time < %s ORDER BY time"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE sample_before")
+    return size, read
+
+
 def empty_samples() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE counter_sample")
+        cursor.execute("TRUNCATE sample_point, sample_row")
 
 
 def measure_plain(sources: list[Source], server_url: str) -> None:
@@ -209,9 +272,9 @@ def measure_plain(sources: list[Source], server_url: str) -> None:
             samples = load_file(source.path, "STORAGE01")
             source.samples = source.samples or samples
             assert samples == source.samples, (samples, source.samples)
-            vacuum("counter_sample")
-            source.stored["postgresql"] = one_value("SELECT pg_total_relation_size('counter_sample')")
-            source.stored["postgresql heap"] = one_value("SELECT pg_table_size('counter_sample')")
+            vacuum("sample_point, sample_row")
+            source.stored["postgresql"] = one_value(PLAIN_BYTES)
+            source.stored["postgresql heap"] = one_value(PLAIN_HEAP)
 
 
 def vacuum(table: str) -> None:
@@ -227,7 +290,7 @@ def compress_all() -> int:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(compress_chunk(c, if_not_compressed => true)) FROM show_chunks('counter_sample') c"
+            "SELECT count(compress_chunk(c, if_not_compressed => true)) FROM show_chunks('sample_point') c"
         )
         return int(cursor.fetchone()[0])
 
@@ -237,7 +300,7 @@ def decompress_all() -> None:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(decompress_chunk(c, if_compressed => true)) FROM show_chunks('counter_sample') c"
+            "SELECT count(decompress_chunk(c, if_compressed => true)) FROM show_chunks('sample_point') c"
         )
 
 
@@ -248,7 +311,7 @@ def compression_settings() -> tuple[str, str]:
         cursor.execute(
             "SELECT coalesce(segmentby::text, ''), coalesce(orderby::text, '') "
             "FROM timescaledb_information.hypertable_compression_settings "
-            "WHERE hypertable = 'counter_sample'::regclass"
+            "WHERE hypertable = 'sample_point'::regclass"
         )
         row = cursor.fetchone()
     return (row[0], row[1]) if row else ("", "")
@@ -259,7 +322,7 @@ def set_compression(segmentby: str, orderby: str) -> None:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "ALTER TABLE counter_sample SET (timescaledb.compress, "
+            "ALTER TABLE sample_point SET (timescaledb.compress, "
             f"timescaledb.compress_segmentby = '{segmentby}', timescaledb.compress_orderby = '{orderby}')"
         )
 
@@ -282,18 +345,18 @@ def measure_timescale(sources: list[Source], server_url: str, variants: bool) ->
             samples = load_file(source.path, "STORAGE01")
             source.samples = source.samples or samples
             assert samples == source.samples, (samples, source.samples)
-            vacuum("counter_sample")
-            source.stored["timescaledb"] = one_value("SELECT hypertable_size('counter_sample')")
+            vacuum("sample_point, sample_row")
+            source.stored["timescaledb"] = one_value(TSDB_BYTES)
             if not any(installed):
                 source.notes.append("compression is off (HEADROOM_COMPRESS_AFTER_DAYS=0)")
                 continue
             chunks = compress_all()
-            source.stored["timescaledb compressed"] = one_value("SELECT hypertable_size('counter_sample')")
+            source.stored["timescaledb compressed"] = one_value(TSDB_BYTES)
             source.notes.append(f"{chunks} chunk(s)")
+            source.reads["timescaledb compressed"] = trace_ms()
+            before = "before issue 25, compressed (baseline)"
+            source.stored[before], source.reads[before] = layout_before()
             if variants:
-                from bench import storage_layouts
-
-                source.layouts = storage_layouts.measure(source.samples)
                 for segmentby, orderby, sparse in VARIANTS:
                     decompress_all()
                     set_compression(segmentby, orderby)
@@ -302,8 +365,8 @@ def measure_timescale(sources: list[Source], server_url: str, variants: bool) ->
                         compress_all()
                         cursor.execute("RESET timescaledb.auto_sparse_indexes")
                     key = f"  segmentby '{segmentby}' orderby '{orderby}'{'' if sparse else ' no bloom'}"
-                    source.stored[key] = one_value("SELECT hypertable_size('counter_sample')")
-                    source.reads[key] = storage_layouts.trace_ms()
+                    source.stored[key] = one_value(TSDB_BYTES)
+                    source.reads[key] = trace_ms()
                 decompress_all()
                 set_compression(*installed)
         described = f"segmentby '{installed[0]}', orderby '{installed[1]}'" if any(installed) else "off"
@@ -369,16 +432,14 @@ def main() -> int:
             per = size / source.samples
             read = f"   read {source.reads[label]:6.1f} ms" if label in source.reads else ""
             print(f"  {label:52} {size:>12,} {per:>9.2f} {size / source.gzip_bytes:>8.2f}{read}")
-        if source.layouts:
-            print("  compressed, with a one-counter one-day read and 50 edges (bench/storage_layouts.py):")
-        for label, size, ms, edges in source.layouts:
-            per = size / source.samples
-            print(
-                f"  {label:62} {per:>6.2f} B {size / source.gzip_bytes:>6.2f}x gzip"
-                f"  read {ms:6.1f} ms  edges {edges:6.1f} ms"
-            )
-    # The lines outside checks read (issue 25): TimescaleDB compressed against gzip, x30 and x1.
+    # The lines outside checks read (issue 25): TimescaleDB compressed against gzip, x30 and x1,
+    # last; before them the one-day read against the layout before issue 25, same process.
     print()
+    for source in sources:
+        before = source.reads.get("before issue 25, compressed (baseline)")
+        if before:
+            ratio = source.reads["timescaledb compressed"] / before
+            print(f"ratio one-day read compressed/before, {source.name}: {ratio:.2f}")
     for label, prefix in (("long", "real log x"), ("single", "real 2633")):
         found = next((s for s in sources if s.name.startswith(prefix)), None)
         if found is None or "timescaledb compressed" not in found.stored:

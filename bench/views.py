@@ -161,22 +161,31 @@ def load_samples(series: list[int], first_day: int, interval: int) -> int:
     from django.db import connection
 
     from webapp.analysis import window_percentiles
-    from webapp.timeseries import backend
+    from webapp.timeseries import backend, samples
 
     rows = 0
     raw = connection.connection
-    copy_sql = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN"
+    with raw.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE staged (time timestamptz, series_id bigint, value float8, upload_id bigint)"
+        )
+    copy_sql = "COPY staged (time, series_id, value, upload_id) FROM STDIN"
     with raw.cursor() as cursor, cursor.copy(copy_sql) as copy:
         for index, (_, per_100_users) in enumerate(SCENARIOS):
             start = DAY0 + timedelta(days=first_day + index)
             for text in run_rows(start, series, per_100_users, interval, seed=first_day + index):
                 copy.write(text)
                 rows += text.count("\n")
+    with raw.cursor() as cursor:
+        for statement in samples.adding("staged"):
+            cursor.execute(statement)
+        cursor.execute("DROP TABLE staged")
     raw.commit()
     first = DAY0 + timedelta(days=first_day)
     backend.refresh_rollups(first, first + timedelta(days=len(SCENARIOS)))
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE counter_sample")
+        cursor.execute("VACUUM ANALYZE sample_row")
+        cursor.execute("VACUUM ANALYZE sample_point")
         cursor.execute(f"VACUUM ANALYZE {backend.ROLLUP}")
     # The step percentiles the worker keeps after a load (analysis.window_percentiles).
     window_percentiles.warm([(first, first + timedelta(days=len(SCENARIOS)))])

@@ -53,6 +53,7 @@ from bench.views import (
     sizing_call,
     use_bench_database,
 )
+from webapp.timeseries.samples import DAY
 
 STEPS = 10
 STEP_SECONDS = 4 * 3600
@@ -66,9 +67,16 @@ TIMINGS_PER_RUN = 50
 
 # The total CPU of a run, offset seconds in: idle at the ends, the steps' plateaus, linear ramps,
 # and a seeded jitter of +-6 points. Other counters: seeded noise.
+# Written straight into the row layout (webapp.timeseries.samples) as upload 0's rows, from
+# row id %(base)s on: a row every INTERVAL seconds, each holding every series.
+_ROWS_SQL = f"""
+    INSERT INTO sample_row (row_id, upload_id, time)
+    SELECT %(base)s + o / {INTERVAL}, 0, %(start)s::timestamptz + make_interval(secs => o)
+    FROM generate_series(0, {RUN_SECONDS}, {INTERVAL}) AS o
+"""
 _LOAD_SQL = f"""
-    INSERT INTO counter_sample (time, series_id, value, upload_id)
-    SELECT %(start)s::timestamptz + make_interval(secs => o), s,
+    INSERT INTO sample_point (day, series_id, row_id, value)
+    SELECT {DAY.format("%(start)s::timestamptz + make_interval(secs => o)")}, s, %(base)s + o / {INTERVAL},
            CASE WHEN s = %(cpu)s THEN
                least(100.0, greatest(0.0, (
                    CASE WHEN o < {EDGE_SECONDS} OR o >= {RUN_SECONDS - EDGE_SECONDS} THEN 2.5
@@ -76,8 +84,7 @@ _LOAD_SQL = f"""
                         + %(per_step)s * greatest(0, (o - {EDGE_SECONDS}) %% {STEP_SECONDS + RAMP_SECONDS}
                                                      - {STEP_SECONDS}) / {RAMP_SECONDS}::float8
                    END) + (random() * 12 - 6)))
-           ELSE random() * 1000 END,
-           0
+           ELSE random() * 1000 END
     FROM generate_series(0, {RUN_SECONDS}, {INTERVAL}) AS o, unnest(%(series)s::bigint[]) AS s
 """
 
@@ -132,7 +139,10 @@ def load_study(study: dict[str, Any]) -> tuple[int, dict[str, float]]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT setseed(%s)", [study["day"] / 1000.0])
         for run, (_, per_step) in zip(study["runs"], SCENARIOS, strict=True):
-            params = {"start": run.started_at, "cpu": study["series"][0], "per_step": per_step}
+            cursor.execute("SELECT coalesce(max(row_id) + 1, 0) FROM sample_row WHERE row_id < %s", [1 << 32])
+            base = cursor.fetchone()[0]
+            params = {"start": run.started_at, "cpu": study["series"][0], "per_step": per_step, "base": base}
+            cursor.execute(_ROWS_SQL, params)
             cursor.execute(_LOAD_SQL, {**params, "series": study["series"]})
             rows += cursor.rowcount
     seconds["insert"] = time.perf_counter() - started
@@ -142,7 +152,8 @@ def load_study(study: dict[str, Any]) -> tuple[int, dict[str, float]]:
     seconds["rollups"] = time.perf_counter() - started
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE counter_sample")
+        cursor.execute("VACUUM ANALYZE sample_row")
+        cursor.execute("VACUUM ANALYZE sample_point")
         cursor.execute(f"VACUUM ANALYZE {backend.ROLLUP}")
     seconds["vacuum"] = time.perf_counter() - started
     started = time.perf_counter()
@@ -213,7 +224,7 @@ def run_scale(project: Any, client: Any, repeat: int, scale: float) -> int:
             alone = {name: in_turn({label: call}, repeat)[label] for name, call in calls.items()}
             print("  alone in the database: " + ", ".join(f"{n} {v * ms:.1f} ms" for n, v in alone.items()))
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM counter_sample")
+        cursor.execute("SELECT count(*) FROM sample_point")
         print(f"database now: {cursor.fetchone()[0]:,} samples; the studies timed in turn")
     names = list(view_calls(client, studies[0][1]))
     found: dict[str, dict[str, float]] = {}

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from webapp.core import rawstore
 from webapp.core.models import Upload
+from webapp.timeseries import samples
 from workers.pipeline.decode import decode, decode_error
 from workers.pipeline.errors import ParseError
 from workers.pipeline.load import LoadResult, load
@@ -171,11 +172,10 @@ def kept_rows(upload_id: int) -> int:
     """
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT (SELECT count(*) FROM counter_sample WHERE upload_id = %s)"
-            " + (SELECT count(*) FROM measurement WHERE upload_id = %s)",
-            [upload_id, upload_id],
+            "SELECT count(*) FROM measurement WHERE upload_id = %s",
+            [upload_id],
         )
-        return int(cursor.fetchone()[0])
+        return samples.count_of_upload(upload_id) + int(cursor.fetchone()[0])
 
 
 def fail(upload_id: int, error: ParseError | str) -> None:

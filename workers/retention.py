@@ -9,9 +9,8 @@ small and kept. The raw bytes are kept too, so re-parsing an expired upload
 brings its samples back (and restarts its clock).
 
 Each upload expires in its own transaction: its samples are deleted, the time
-range they covered is marked dirty so the one-minute rollups follow (on both
-modes: the continuous aggregate and the rollup table end up equal to the raw
-samples that remain), ``rows`` becomes what is still stored, and
+range they covered is marked dirty so the one-minute rollups follow (in both
+modes the rollup table ends up equal to the raw samples that remain), ``rows`` becomes what is still stored, and
 ``raw_expired_at`` records when. Every view that reads samples says so
 (``webapp.analysis.expiry``) instead of silently showing less.
 """
@@ -27,6 +26,7 @@ from django.utils import timezone
 
 from webapp.core.models import Upload
 from webapp.timeseries import backend
+from webapp.timeseries import samples as stored_samples
 from webapp.timeseries.models import RollupDirty
 
 log = logging.getLogger(__name__)
@@ -61,17 +61,12 @@ def expire_upload(upload_id: int, now: datetime | None = None) -> int:
     when = now or timezone.now()
     with transaction.atomic():
         backend.allow_unbounded_decompression()
+        removed, span = stored_samples.delete_upload(upload_id)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "WITH gone AS (DELETE FROM counter_sample WHERE upload_id = %s RETURNING time) "
-                "SELECT count(*), min(time), max(time) FROM gone",
-                [upload_id],
-            )
-            removed, first, last = cursor.fetchone()
             cursor.execute("SELECT count(*) FROM measurement WHERE upload_id = %s", [upload_id])
             (kept,) = cursor.fetchone()
-        if first is not None:
-            RollupDirty.objects.create(start=first, end=last)
+        if span is not None:
+            RollupDirty.objects.create(start=span[0], end=span[1])
         Upload.objects.filter(pk=upload_id).update(raw_expired_at=when, rows=kept)
     return int(removed)
 

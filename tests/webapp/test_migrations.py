@@ -33,34 +33,40 @@ def _one(sql: str) -> object:
 def test_migrations_built_the_mode_the_setting_and_server_ask_for():
     mode = expected_mode()
     assert backend.mode() == mode
-    rollup_kind = _one("SELECT relkind FROM pg_class WHERE relname = 'counter_rollup_1m'")
+    # The rollup is an ordinary table the worker keeps current in both modes (migration 0009),
+    # and counter_sample a view over the rows and their samples.
+    assert _one("SELECT relkind FROM pg_class WHERE relname = 'counter_rollup_1m'") == "r"
+    assert _one("SELECT relkind FROM pg_class WHERE relname = 'counter_sample'") == "v"
     if mode == "postgresql":
-        assert rollup_kind == "r"  # a table the worker keeps current
         assert _one("SELECT count(*) FROM pg_extension WHERE extname = 'timescaledb'") == 0
         return
-    assert rollup_kind == "v"  # the continuous aggregate's view
     hypertables = _one(
         "SELECT string_agg(hypertable_name, ',' ORDER BY hypertable_name) "
         "FROM timescaledb_information.hypertables WHERE hypertable_schema = 'public'"
     )
-    assert hypertables == "counter_sample,measurement"
-    assert (
-        _one(
-            "SELECT materialized_only FROM timescaledb_information.continuous_aggregates "
-            "WHERE view_name = 'counter_rollup_1m'"
-        )
-        is False
-    )  # real-time: answers from raw rows past the last refresh
+    assert hypertables == "measurement,sample_point"
+    assert _one("SELECT count(*) FROM timescaledb_information.continuous_aggregates") == 0
     jobs = str(
         _one(
             "SELECT string_agg(proc_name || ':' || hypertable_name, ',' ORDER BY proc_name) "
             "FROM timescaledb_information.jobs WHERE proc_name LIKE 'policy_%'"
         )
     )
-    assert "policy_compression:counter_sample" in jobs
-    assert "policy_refresh_continuous_aggregate:" in jobs
+    assert jobs == "policy_compression:sample_point"
+    settings = _one(
+        "SELECT string_agg(attname || ':' || coalesce(segmentby_column_index::text, '-') || ':' "
+        "|| coalesce(orderby_column_index::text, '-'), ',' ORDER BY attname) "
+        "FROM timescaledb_information.compression_settings WHERE hypertable_name = 'sample_point'"
+    )
+    assert settings == "day:-:3,row_id:-:2,series_id:-:1"  # no segments, ordered by series then row
+    sparse = str(
+        _one(
+            "SELECT index FROM _timescaledb_catalog.compression_settings WHERE relid = 'sample_point'::regclass"
+        )
+    )
+    assert "bloom" not in sparse and '"minmax", "column": "series_id"' in sparse
     interval = _one(
-        "SELECT time_interval FROM timescaledb_information.dimensions WHERE hypertable_name = 'counter_sample'"
+        "SELECT time_interval FROM timescaledb_information.dimensions WHERE hypertable_name = 'sample_point'"
     )
     assert str(interval) == "7 days, 0:00:00"
 

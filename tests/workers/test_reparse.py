@@ -31,12 +31,12 @@ def filled_cells(path) -> int:
 
 
 def compress_every_chunk() -> int:
-    """Compress every chunk of counter_sample on TimescaleDB; plain PostgreSQL has none (0)."""
+    """Compress every chunk of sample_point on TimescaleDB; plain PostgreSQL has none (0)."""
     if not on_timescale():
         return 0
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(compress_chunk(c, if_not_compressed => true)) FROM show_chunks('counter_sample') c"
+            "SELECT count(compress_chunk(c, if_not_compressed => true)) FROM show_chunks('sample_point') c"
         )
         return int(cursor.fetchone()[0])
 
@@ -115,7 +115,7 @@ def test_a_database_limit_is_final_not_retried(campaign):
             "RAISE EXCEPTION 'tuple decompression limit exceeded by operation' USING ERRCODE = '53400'; END $$"
         )
         cursor.execute(
-            "CREATE TRIGGER test_refuse BEFORE INSERT ON counter_sample FOR EACH ROW EXECUTE FUNCTION test_refuse()"
+            "CREATE TRIGGER test_refuse BEFORE INSERT ON sample_point FOR EACH ROW EXECUTE FUNCTION test_refuse()"
         )
     upload = reparse(upload)
     assert upload.attempts == 2  # the first parse and this one: no retries

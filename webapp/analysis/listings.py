@@ -16,7 +16,11 @@ from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from webapp.core.models import Campaign, Host, Project, Run, Scenario, Upload
+from webapp.timeseries import samples
 from workers.pipeline.registry import all_parsers
+
+# A run's span includes its last moment; sample ranges are half-open.
+_JUST_AFTER_END = "r.ended_at + interval '1 microsecond'"
 
 
 class BadFilter(ValueError):
@@ -95,15 +99,14 @@ def traced_runs(campaign: Campaign) -> list[Run]:
     """
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             SELECT r.id FROM core_run r
             WHERE r.campaign_id = %s AND r.started_at IS NOT NULL AND r.ended_at IS NOT NULL
               AND EXISTS (
                 SELECT 1 FROM core_run_hosts rh
                 JOIN timeseries_counterseries cs ON cs.host_id = rh.host_id
                 WHERE rh.run_id = r.id
-                  AND EXISTS (SELECT 1 FROM counter_sample s WHERE s.series_id = cs.id
-                              AND s.time >= r.started_at AND s.time <= r.ended_at))
+                  AND EXISTS (SELECT 1 FROM {samples.of_series("cs.id", "r.started_at", _JUST_AFTER_END)} s))
             """,
             [campaign.pk],
         )

@@ -25,6 +25,7 @@ from django.db import connection
 
 from webapp.analysis.windows import DirtyRanges, short_query_cursor
 from webapp.core.models import Run
+from webapp.timeseries import samples
 from webapp.timeseries.backend import ORIGIN, ROLLUP, ROLLUP_WIDTH, bucket_expression
 from webapp.timeseries.models import CounterSeries
 
@@ -84,13 +85,12 @@ def run_series(run: Run) -> list[CounterSeries]:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             SELECT cs.id FROM timeseries_counterseries cs
             JOIN core_run_hosts rh ON rh.host_id = cs.host_id AND rh.run_id = %s
-            WHERE EXISTS (SELECT 1 FROM counter_sample s
-                          WHERE s.series_id = cs.id AND s.time >= %s AND s.time <= %s)
+            WHERE EXISTS (SELECT 1 FROM {samples.of_series("cs.id", "%s", "%s")} s)
             """,
-            [run.pk, run.started_at, run.ended_at],
+            [run.pk, run.started_at, run.ended_at + timedelta(microseconds=1)],
         )
         ids = [row[0] for row in cursor.fetchall()]
     return list(
@@ -148,7 +148,7 @@ def trace(
         sql = f"""
             SELECT series_id, {bucket_expression("%s", "time")} AS b, count(*), avg(value), min(value),
                    max(value)
-            FROM counter_sample WHERE series_id = ANY(%s) AND time >= %s AND time < %s
+            FROM {samples.of_series_set("%s", "%s", "%s")} s
             GROUP BY 1, 2 ORDER BY 1, 2
         """
     params: list[Any] = [width, list(series_ids), first, after]  # psycopg adapts timedelta to interval

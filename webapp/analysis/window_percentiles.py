@@ -34,19 +34,19 @@ from typing import Any
 from django.db import connection, transaction
 
 from webapp.analysis.windows import DirtyRanges, Window, short_query_cursor, step_window
+from webapp.timeseries import samples
 
 _LOCK = 0x48525035  # "HRP5": kept percentiles against the dropping of dirty ranges
 DEFAULT_TRIM = 10.0  # percent cut off each end of a step (capacity's default)
 
-_P95_SQL = """
+_P95_SQL = f"""
     WITH w AS (
         SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
             AS w(key, series_id, lo, hi)
     )
     SELECT w.key, percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value)
     FROM w CROSS JOIN LATERAL (
-        SELECT value FROM counter_sample
-        WHERE counter_sample.series_id = w.series_id AND time >= w.lo AND time < w.hi
+        SELECT value FROM {samples.of_series("w.series_id", "w.lo", "w.hi")} raw
         OFFSET 0  -- keeps the per-window range scan (else a hash join over the whole table)
     ) s
     GROUP BY w.key

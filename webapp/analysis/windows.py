@@ -2,15 +2,14 @@
 
 A window ``[lo, hi)`` of one series splits into the whole minutes inside it,
 read from ``counter_rollup_1m`` (count, sum, min, max per minute), and the
-partial minutes at its two edges, read from ``counter_sample``. Count, sum,
+partial minutes at its two edges, read from the raw samples (``timeseries.samples``). Count, sum,
 minimum and maximum combine exactly, so the average and maximum equal a raw
 aggregate over the window while the work no longer follows the number of
 samples inside it: a ten-minute step costs ten rollup rows plus two edge
 ranges whether it holds 40 samples or 60,000.
 
-Rollups can lag behind the samples: on plain PostgreSQL a worker task
-recomputes them from ``rollup_dirty`` after each load (TimescaleDB refreshes
-its continuous aggregate from the same list). A window touching a pending
+Rollups can lag behind the samples: a worker task recomputes them from
+``rollup_dirty`` after each load, in both modes. A window touching a pending
 dirty range is read from the raw samples alone, so the answer is always
 exact. Percentiles cannot be combined from rollups; ``window_percentiles``
 computes them from the raw samples once and keeps them.
@@ -28,6 +27,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
+from webapp.timeseries import samples
 from webapp.timeseries.backend import ROLLUP, ROLLUP_WIDTH, bucket_floor
 from webapp.timeseries.models import RollupDirty
 
@@ -68,10 +68,10 @@ _STATS_SQL = f"""
         FROM {ROLLUP} r WHERE r.series_id = w.series_id AND r.bucket >= w.a AND r.bucket < w.b
         UNION ALL
         SELECT count(*), sum(s.value), min(s.value), max(s.value)
-        FROM counter_sample s WHERE s.series_id = w.series_id AND s.time >= w.lo AND s.time < w.a
+        FROM {samples.of_series("w.series_id", "w.lo", "w.a")} s
         UNION ALL
         SELECT count(*), sum(s.value), min(s.value), max(s.value)
-        FROM counter_sample s WHERE s.series_id = w.series_id AND s.time >= w.b AND s.time < w.hi
+        FROM {samples.of_series("w.series_id", "w.b", "w.hi")} s
     ) p
     GROUP BY w.key
 """

@@ -22,6 +22,7 @@ from webapp.core.runs import RunConflict, runs_with_results_of
 from webapp.core.text_limits import LimitExceeded, TextLimits
 from webapp.core.upload_meta import MAX_USERS, UploadMeta, check_declared
 from webapp.core.uploads import accept
+from webapp.timeseries import samples as stored_samples
 from workers.pipeline.registry import all_parsers
 
 router = Router(tags=["uploads"])
@@ -227,12 +228,11 @@ def get_upload(request: HttpRequest, upload_id: int) -> dict[str, Any]:
 # PostgreSQL's OFFSET is a bigint; no upload has anywhere near this many rows.
 MAX_OFFSET = 2**62
 
-_SAMPLE_ROWS = """
+_SAMPLE_ROWS = f"""
     SELECT s.time, h.name, c.object, c.instance, c.counter, s.value
-    FROM counter_sample s
+    FROM {stored_samples.of_upload("%s")} s
     JOIN timeseries_counterseries c ON c.id = s.series_id
     JOIN core_host h ON h.id = c.host_id
-    WHERE s.upload_id = %s
     ORDER BY s.series_id, s.time
     LIMIT %s OFFSET %s
 """
@@ -253,8 +253,7 @@ def upload_data(request: HttpRequest, upload_id: int, offset: int = 0, limit: in
     offset = max(0, offset)
     limit = max(1, min(limit, 10_000))
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM counter_sample WHERE upload_id = %s", [upload.pk])
-        samples = cursor.fetchone()[0]
+        samples = stored_samples.count_of_upload(upload.pk)
         cursor.execute("SELECT count(*) FROM measurement WHERE upload_id = %s", [upload.pk])
         measurements = cursor.fetchone()[0]
         results: list[dict[str, Any]] = []

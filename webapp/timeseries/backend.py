@@ -4,18 +4,23 @@ Everything that differs between the two lives here, and nowhere else:
 
 * ``install`` (called by migration 0002) creates the extension when it is
   installed *and* preloaded (``auto`` falls back to plain tables otherwise and
-  ``/healthz`` says why; ``on`` refuses with the reason), makes ``counter_sample`` and ``measurement`` hypertables, creates
-  the one-minute rollup ``counter_rollup_1m`` as a continuous aggregate with a
-  refresh policy, and adds a compression policy from settings.
-  Without the extension the rollup is an ordinary table with the same columns.
+  ``/healthz`` says why; ``on`` refuses with the reason) and makes
+  ``measurement`` (and the first layout's ``counter_sample``) hypertables.
+* ``move_to_row_layout`` (migration 0009) stores each file row's time once,
+  in ``sample_row``, and the samples in ``sample_point``: a hypertable on
+  TimescaleDB, compressed after ``HEADROOM_COMPRESS_AFTER_DAYS`` without
+  segments, ordered by series and row. The one-minute rollup
+  ``counter_rollup_1m`` is from then on an ordinary table in both modes (it
+  was a continuous aggregate on TimescaleDB, which can only bucket its
+  hypertable's own time column).
 * ``refresh_rollups`` brings the rollup up to date for a time range: a
-  ``refresh_continuous_aggregate`` call on TimescaleDB, a delete-and-recompute
-  under an advisory lock on plain PostgreSQL.
+  delete-and-recompute under an advisory lock, the same in both modes.
 * ``bucket_expression`` gives ``time_bucket`` or ``date_bin`` with the same
   origin, so both modes put a timestamp into the same bucket.
 
-The mode is read from the database itself (is the rollup a view or a table?),
-so code never guesses from settings what migrations actually built.
+The mode is read from the database itself (is ``measurement`` a hypertable?),
+so code never guesses from settings what migrations actually built. How
+samples are read and written is ``webapp.timeseries.samples``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from django.db import connection, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 
+from webapp.timeseries import samples
+
 Mode = Literal["timescaledb", "postgresql"]
 
 log = logging.getLogger(__name__)
@@ -39,7 +46,7 @@ ROLLUP_WIDTH = timedelta(minutes=1)
 # time_bucket's default origin for sub-month widths is Monday 2000-01-03; we
 # pass it explicitly to both functions so buckets line up exactly.
 ORIGIN = "2000-01-03 00:00:00+00"
-_ADVISORY_LOCK = 0x48524F4C  # "HROL": serialises plain-mode rollup refreshes
+_ADVISORY_LOCK = 0x48524F4C  # "HROL": serialises rollup refreshes
 
 
 class TimescaleUnavailable(RuntimeError):
@@ -96,12 +103,17 @@ def mode_note(built: Mode) -> str:
     return ""
 
 
-def mode() -> Mode:
-    """What the migrations built: a continuous aggregate means TimescaleDB."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT relkind FROM pg_class WHERE relname = %s", [ROLLUP])
-        row = cursor.fetchone()
-    return "timescaledb" if row is not None and row[0] == "v" else "postgresql"
+def mode(conn: BaseDatabaseWrapper | None = None) -> Mode:
+    """What the migrations built: ``measurement`` as a hypertable means TimescaleDB."""
+    with (conn or connection).cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'timescaledb'")
+        if cursor.fetchone() is None:
+            return "postgresql"
+        cursor.execute(
+            "SELECT 1 FROM _timescaledb_catalog.hypertable WHERE table_name = 'measurement' "
+            "AND schema_name = current_schema()"
+        )
+        return "timescaledb" if cursor.fetchone() is not None else "postgresql"
 
 
 def bucket_expression(width_sql: str, column: str) -> str:
@@ -137,6 +149,10 @@ def install(schema_editor: BaseDatabaseSchemaEditor) -> Mode:
 
 
 def _install_plain(schema_editor: BaseDatabaseSchemaEditor) -> None:
+    _create_rollup_table(schema_editor)
+
+
+def _create_rollup_table(schema_editor: BaseDatabaseSchemaEditor) -> None:
     schema_editor.execute(
         f"""
         CREATE TABLE {ROLLUP} (
@@ -233,30 +249,95 @@ def bucket_floor(moment: datetime) -> datetime:
 
 
 def refresh_rollups(start: datetime, end: datetime) -> bool:
-    """Make ``counter_rollup_1m`` exact for every bucket touching ``[start, end]``.
+    """Make ``counter_rollup_1m`` exact for every bucket touching ``[start, end]``; True when done.
 
-    False when it could not be done now: on TimescaleDB inside a transaction
-    block, where ``CALL refresh_continuous_aggregate()`` is refused and would
-    abort the caller's transaction. The caller then keeps its dirty ranges, so
-    readers keep answering those minutes from the raw samples (exact either
-    way) and the next refresh outside a transaction does the work.
+    (It was False on TimescaleDB inside a transaction block while the rollup
+    was a continuous aggregate; callers still keep their dirty ranges then.)
     """
     lo = bucket_floor(start)
     hi = bucket_floor(end) + ROLLUP_WIDTH
-    if mode() == "timescaledb":
-        if connection.in_atomic_block:
-            return False
-        with connection.cursor() as cursor:
-            cursor.execute(f"CALL refresh_continuous_aggregate('{ROLLUP}', %s, %s)", [lo, hi])
-        return True
-    bucket = f"date_bin(INTERVAL '1 minute', time, TIMESTAMPTZ '{ORIGIN}')"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK])
         cursor.execute(f"DELETE FROM {ROLLUP} WHERE bucket >= %s AND bucket < %s", [lo, hi])
         cursor.execute(
             f"INSERT INTO {ROLLUP} (series_id, bucket, n, total, minimum, maximum) "
-            + _ROLLUP_SELECT.format(bucket=bucket)
-            + " WHERE time >= %s AND time < %s GROUP BY series_id, bucket",
+            f"SELECT series_id, {_MINUTE}, count(*), sum(value), min(value), max(value) "
+            f"FROM {samples.all_series('%s', '%s')} s GROUP BY 1, 2",
             [lo, hi],
         )
     return True
+
+
+# --- The row layout (migration 0009, issue 25) ---------------------------------------
+
+_MINUTE = f"date_bin(INTERVAL '1 minute', time, TIMESTAMPTZ '{ORIGIN}')"
+
+
+def move_to_row_layout(schema_editor: BaseDatabaseSchemaEditor) -> None:
+    """Keep each file row's time once: ``counter_sample`` becomes ``sample_row`` + ``sample_point``.
+
+    Perfmon stamps carry millisecond jitter, so a time per sample costs about
+    3 of the ~4 compressed bytes a sample took (bench/README.md, "Choosing a
+    layout"). A row of a file is now ``sample_row (row_id, upload_id, time)``
+    and a sample ``sample_point (day, series_id, row_id, value)``: ``row_id``
+    is the upload's id shifted 32 bits left plus the row's index, so
+    consecutive rows have consecutive ids (a delta-of-delta of zero within a
+    series) and an upload's rows are one range. ``day`` (the row's day) keeps
+    chunks, compression and chunk exclusion by time at no cost once compressed.
+
+    On TimescaleDB ``sample_point`` is the hypertable, compressed without
+    segments, ordered by ``series_id, row_id``; the one-minute rollup becomes
+    the ordinary table plain PostgreSQL already had (a continuous aggregate can
+    only bucket its hypertable's own time column), kept by the worker from
+    ``rollup_dirty`` in both modes. ``counter_sample`` stays as a view for SQL
+    readers outside the product (Grafana) and ad-hoc checks, with an INSTEAD OF
+    INSERT trigger for hand-made rows. Existing samples are moved.
+    """
+    timescale = mode(schema_editor.connection) == "timescaledb"
+    run = schema_editor.execute
+    run(
+        "CREATE TABLE sample_row (row_id bigint PRIMARY KEY, upload_id bigint NOT NULL, "
+        "time timestamptz NOT NULL)"
+    )
+    run("CREATE INDEX sample_row_time ON sample_row (time)")
+    run(
+        "CREATE TABLE sample_point (day timestamptz NOT NULL, series_id bigint NOT NULL, "
+        "row_id bigint NOT NULL, value double precision NOT NULL)"
+    )
+    if timescale:
+        chunk = f"INTERVAL '{int(settings.TIMESCALE_CHUNK_INTERVAL_DAYS)} days'"
+        run(
+            f"SELECT create_hypertable('sample_point', 'day', chunk_time_interval => {chunk}, "
+            "create_default_indexes => false)"
+        )
+    run("CREATE INDEX sample_point_series ON sample_point (series_id, row_id)")
+    run("CREATE INDEX sample_point_row ON sample_point (row_id)")
+    for statement in samples.adding("counter_sample"):
+        run(statement)
+    if timescale:
+        run(f"DROP MATERIALIZED VIEW {ROLLUP}")
+        _create_rollup_table(schema_editor)
+        run(
+            f"INSERT INTO {ROLLUP} (series_id, bucket, n, total, minimum, maximum) "
+            f"SELECT series_id, {_MINUTE}, count(*), sum(value), min(value), max(value) "
+            "FROM counter_sample GROUP BY 1, 2"
+        )
+    run("DROP TABLE counter_sample")
+    compress_after = int(settings.TIMESCALE_COMPRESS_AFTER_DAYS)
+    if timescale and compress_after:
+        # An explicit sparse index: the automatic one (a bloom filter per batch on the
+        # (series_id, row_id) index) costs 1.4 B a sample on the real log and no read needs it;
+        # TimescaleDB appends the partition column ``day`` to the order itself.
+        run(
+            "ALTER TABLE sample_point SET (timescaledb.compress, timescaledb.compress_segmentby = '', "
+            "timescaledb.compress_orderby = 'series_id, row_id', timescaledb.sparse_index = 'minmax(series_id)')"
+        )
+        run(
+            f"SELECT add_compression_policy('sample_point', compress_after => INTERVAL '{compress_after} days')"
+        )
+    run(f"CREATE VIEW counter_sample AS {samples.AS_ROWS}")
+    run(samples.INSERT_TRIGGER)
+    run(
+        "CREATE TRIGGER counter_sample_insert INSTEAD OF INSERT ON counter_sample "
+        "FOR EACH ROW EXECUTE FUNCTION counter_sample_insert()"
+    )

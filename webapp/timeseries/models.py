@@ -1,8 +1,9 @@
 """Time-series tables.
 
 * ``CounterSeries`` -- the series dictionary ``(host, object, instance, counter)``;
-* ``CounterSample`` -- ``(time, series, value)``, keyed ``(series, time)`` so a
-  trace or a load-step window is one index range scan;
+* ``SampleRow`` and ``SamplePoint`` -- a file row's time, kept once, and each
+  sample ``(series, row, value)``; ``CounterSample`` is the view joining them
+  as ``(time, series, value, upload)`` (see ``samples``);
 * ``Measurement`` -- scalar results ``(time, run, host, metric, value, unit, repetition)``:
   many clients report into one run (a fleet of load VMs), so the host that
   recorded a figure is part of its identity;
@@ -53,7 +54,42 @@ class CounterSeries(models.Model):
         return f"\\\\{self.host.name}\\{self.object}{instance}\\{self.counter}"
 
 
+class SampleRow(models.Model):
+    """One row of a file: its time, kept once for every sample of the row (``samples``)."""
+
+    row_id = models.BigIntegerField(primary_key=True)  # upload id << 32 + the row's index
+    upload = models.ForeignKey(
+        Upload, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    time = models.DateTimeField()
+
+    class Meta:
+        db_table = "sample_row"
+        indexes = [models.Index(fields=["time"], name="sample_row_time")]
+
+
+class SamplePoint(models.Model):
+    """One sample: a series' value in a row (a hypertable on ``day`` under TimescaleDB)."""
+
+    pk = models.CompositePrimaryKey("series_id", "row_id")
+    day = models.DateTimeField()  # the row's day (UTC), for chunks and chunk exclusion
+    series = models.ForeignKey(
+        CounterSeries, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    row_id = models.BigIntegerField()
+    value = models.FloatField()
+
+    class Meta:
+        db_table = "sample_point"
+        indexes = [
+            models.Index(fields=["series", "row_id"], name="sample_point_series"),
+            models.Index(fields=["row_id"], name="sample_point_row"),
+        ]
+
+
 class CounterSample(models.Model):
+    """Read-only view of the samples with their rows' times (``samples.AS_ROWS``, migration 0009)."""
+
     pk = models.CompositePrimaryKey("series_id", "time")
     time = models.DateTimeField()
     series = models.ForeignKey(
@@ -65,8 +101,8 @@ class CounterSample(models.Model):
     )
 
     class Meta:
+        managed = False
         db_table = "counter_sample"
-        indexes = [models.Index(fields=["upload"], name="sample_upload")]
 
 
 class Measurement(models.Model):

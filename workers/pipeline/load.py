@@ -29,15 +29,14 @@ from django.utils import timezone
 
 from webapp.core.models import Host, Run, Upload
 from webapp.core.runs import drop_unused, runs_with_results_of
-from webapp.timeseries import backend, timing_summary
-from webapp.timeseries.models import RollupDirty
+from webapp.timeseries import backend, samples, timing_summary
+from webapp.timeseries.models import CounterSeries, RollupDirty
 from workers import testhooks
 from workers.pipeline.errors import ParseError
 from workers.pipeline.placement import RunPlacer, settle_runs
 from workers.pipeline.recorded_hosts import recorded_hosts
 from workers.pipeline.records import CounterColumn, CounterTable, Measurement, Parsed
 
-COPY_SAMPLES = "COPY counter_sample (time, series_id, value, upload_id) FROM STDIN (FORMAT BINARY)"
 COPY_MEASUREMENTS = (
     "COPY measurement (time, run_id, host_id, metric, subject, value, unit, repetition, users, upload_id)"
     " FROM STDIN"
@@ -47,15 +46,19 @@ _NULL = "\\N"  # COPY text format's null
 
 # COPY's binary format: a signature, flags and header-extension length (both
 # 0), then per row a field count and each field as (byte length, value), and
-# a field count of -1 at the end. A sample is (time, series_id, value,
-# upload_id): timestamptz is int8 microseconds since 2000-01-01 UTC.
+# a field count of -1 at the end. A sample is (day, series_id, row_id,
+# value) and a row (row_id, upload_id, time) (``webapp.timeseries.samples``):
+# timestamptz is int8 microseconds since 2000-01-01 UTC.
 _BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 _BINARY_TRAILER = b"\xff\xff"
-_SAMPLE = struct.Struct(">hiqiqidiq")
+_SAMPLE = struct.Struct(">hiqiqiqid")
 _RECORD = _SAMPLE.size
-_TIME_AT = 6  # byte offset of the time in a record
-_VALUE_AT = 30  # and of the value
+_DAY_AT = 6  # byte offset of the day in a record
+_ROW_AT = 30  # of the row id
+_VALUE_AT = 42  # and of the value
+_ROW = struct.Struct(">hiqiqiq")
 _TIMESTAMP = struct.Struct(">q")
+_DAY_US = 86_400_000_000
 _PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -77,25 +80,33 @@ def _copy_text(value: str) -> str:
     return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
-def delete_rows(upload_id: int) -> tuple[datetime | None, datetime | None]:
-    """Remove an upload's rows; return the time range they covered (for rollups).
+def delete_rows(upload_id: int) -> tuple[datetime, datetime] | None:
+    """Remove an upload's rows; return the time range its samples covered (for rollups), if any.
 
     The runs whose measurements went are marked for their timing summaries in the same transaction.
     """
+    _, span = samples.delete_upload(upload_id)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "WITH gone AS (DELETE FROM counter_sample WHERE upload_id = %s RETURNING time) "
-            "SELECT min(time), max(time) FROM gone",
-            [upload_id],
-        )
-        first, last = cursor.fetchone()
         cursor.execute(
             "WITH gone AS (DELETE FROM measurement WHERE upload_id = %s RETURNING run_id) "
             "SELECT DISTINCT run_id FROM gone",
             [upload_id],
         )
         timing_summary.mark_dirty([run_id for (run_id,) in cursor.fetchall()])
-    return first, last
+    return span
+
+
+def _refuse_repeated_samples(upload: Upload, parser: str) -> None:
+    """A series holds one sample per moment: refuse a file that repeats one or overlaps another upload's."""
+    clash = samples.first_clash(upload.pk)
+    if clash is None:
+        return
+    series = CounterSeries.objects.select_related("host").get(pk=clash[0])
+    raise ParseError(
+        "the file holds the same sample twice, or overlaps samples another upload already stored "
+        f"({series} at {clash[1].isoformat()})",
+        parser=parser,
+    )
 
 
 def upsert_series(host: Host, columns: list[CounterColumn]) -> list[int]:
@@ -170,29 +181,33 @@ def _raw_cursor() -> psycopg.Cursor[object]:
     return cast("psycopg.Cursor[object]", raw.cursor())
 
 
-def _sample_record(series_id: int, upload_id: int) -> bytes:
-    """One ``counter_sample`` row in COPY's binary format, its time and value still zero."""
-    return _SAMPLE.pack(4, 8, 0, 8, series_id, 8, 0.0, 8, upload_id)
+def _sample_record(series_id: int) -> bytes:
+    """One sample in COPY's binary format (``samples.COPY_POINTS``), its day, row and value still zero."""
+    return _SAMPLE.pack(4, 8, 0, 8, series_id, 8, 0, 8, 0.0)
 
 
 def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result: LoadResult) -> None:
-    """COPY the table's samples in binary format, one block of records per row.
+    """COPY the table's samples in binary format, one block of records per row, then its rows.
 
     Binary spares the server parsing a timestamp and a decimal per sample.
     Every record of a row differs only in its value, so a row is built from
-    a template of its records (series and upload id already in place) with
-    sixteen strided byte assignments -- eight for the time, eight for the
-    value -- instead of Python work per cell. ``hosts`` is each column's machine.
+    a template of its records (series already in place) with 24 strided byte
+    assignments -- eight each for the day, the row id and the value -- instead
+    of Python work per cell. A row that holds a value gets the upload's next
+    row id; the rows' times are copied after the samples (``samples``).
+    ``hosts`` is each column's machine.
     """
     series_ids = _series_ids(hosts, table.columns)
-    records = [_sample_record(sid, upload.pk) for sid in series_ids]
+    records = [_sample_record(sid) for sid in series_ids]
+    first_row = row_id = samples.first_row(upload.pk)
+    times = array("q")  # each row's time, microseconds since 2000 (8 bytes a row)
     everything = b"".join(records)
     template, template_mask = everything, None
     swap = sys.byteorder == "little"  # binary COPY is big-endian
     count = 0
     first: datetime | None = None
     last: datetime | None = None
-    with _raw_cursor() as cursor, cursor.copy(COPY_SAMPLES) as copy:
+    with _raw_cursor() as cursor, cursor.copy(samples.COPY_POINTS) as copy:
         block = bytearray(_BINARY_SIGNATURE)
         for row in table.rows:
             moment = row.time
@@ -217,16 +232,30 @@ def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result
             if not width:
                 continue
             numbers = array("d", map(float, cast("list[str]", present)))
-            stamp = _TIMESTAMP.pack((moment - _PG_EPOCH) // _MICROSECOND)
+            micros = (moment - _PG_EPOCH) // _MICROSECOND
+            times.append(micros)
+            day = _TIMESTAMP.pack(micros - micros % _DAY_US)
+            row_bytes = _TIMESTAMP.pack(row_id)
+            row_id += 1
             if swap:
                 numbers.byteswap()
             packed = numbers.tobytes()
             start = len(block)
             block += row_template
             for byte in range(8):
-                block[start + _TIME_AT + byte :: _RECORD] = stamp[byte : byte + 1] * width
+                block[start + _DAY_AT + byte :: _RECORD] = day[byte : byte + 1] * width
+                block[start + _ROW_AT + byte :: _RECORD] = row_bytes[byte : byte + 1] * width
                 block[start + _VALUE_AT + byte :: _RECORD] = packed[byte::8]
             count += width
+            if len(block) >= FLUSH_BYTES:
+                copy.write(block)
+                block = bytearray()
+        block += _BINARY_TRAILER
+        copy.write(block)
+    with _raw_cursor() as cursor, cursor.copy(samples.COPY_ROWS) as copy:
+        block = bytearray(_BINARY_SIGNATURE)
+        for number, micros in enumerate(times, first_row):
+            block += _ROW.pack(3, 8, number, 8, upload.pk, 8, micros)
             if len(block) >= FLUSH_BYTES:
                 copy.write(block)
                 block = bytearray()
@@ -280,16 +309,19 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
         with transaction.atomic():
             backend.allow_unbounded_decompression()
             old_runs = runs_with_results_of(upload.pk)
-            old_first, old_last = delete_rows(upload.pk)
+            old_span = delete_rows(upload.pk)
             machines = [upload.host] if upload.host is not None else []
             if parsed.counters is not None:
                 hosts = recorded_hosts(upload, parsed.counters.columns, parsed.parser)
                 machines = list({host.pk: host for host in hosts}.values())
                 copy_counters(upload, hosts, parsed.counters, result)
+                _refuse_repeated_samples(upload, parsed.parser)
             copy_measurements(upload, parsed.measurements, result)
             settle_runs(upload, parsed, result.first, result.last, result.runs, machines)
             drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved
-            dirty = [(a, b) for a, b in ((old_first, old_last), (result.first, result.last)) if a and b]
+            dirty = [old_span] if old_span else []
+            if result.first and result.last:
+                dirty.append((result.first, result.last))
             if result.runs:
                 timing_summary.mark_dirty(result.runs)
                 result.timings_stale = True

@@ -90,8 +90,7 @@ def other_campaigns_samples(series_id: int, moments: list) -> None:
         upload_id = cursor.fetchone()[0]
         for moment in moments:
             cursor.execute(
-                "INSERT INTO counter_sample (series_id, time, value, upload_id) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (series_id, time) DO UPDATE SET value = excluded.value",
+                "INSERT INTO counter_sample (series_id, time, value, upload_id) VALUES (%s, %s, %s, %s)",
                 [series_id, moment, 999.0, upload_id],
             )
 

@@ -92,9 +92,9 @@ def delete_upload(request: HttpRequest, slug: str, upload_id: int) -> HttpRespon
     with transaction.atomic():
         runs = runs_with_results_of(upload.pk) | ({upload.run_id} if upload.run_id else set())
         scenario = upload.scenario_id
-        first, last = delete_rows(upload.pk)
-        if first and last:
-            RollupDirty.objects.create(start=first, end=last)
+        span = delete_rows(upload.pk)
+        if span:
+            RollupDirty.objects.create(start=span[0], end=span[1])
         upload.delete()
         dropped, _ = drop_unused(runs, [scenario] if scenario else [])
     gone = f" {len(dropped)} run{'s' if len(dropped) != 1 else ''} left empty removed." if dropped else ""
