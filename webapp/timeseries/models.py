@@ -82,8 +82,7 @@ class SamplePoint(models.Model):
     class Meta:
         db_table = "sample_point"
         indexes = [
-            models.Index(fields=["series", "row_id"], name="sample_point_series"),
-            models.Index(fields=["row_id"], name="sample_point_row"),
+            models.Index(fields=["row_id", "series"], name="sample_point_row"),
         ]
 
 

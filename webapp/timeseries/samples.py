@@ -12,7 +12,7 @@ the enclosing query or placeholders, each used once) and writers call the
 functions below; besides this module only the mode switch (``backend``) and
 the migrations name these tables. A read finds its rows by time through
 ``sample_row``'s index, then each row's samples of the wanted series through
-``sample_point (series_id, row_id)``: a window or a trace costs the rows inside
+the index ``sample_point (row_id, series_id)``: a window or a trace costs the rows inside
 it, as before.
 """
 
