@@ -98,6 +98,9 @@ def drop_bench_database(scratch: str) -> None:
     from django.db import connections
 
     connections.close_all()
+    if os.environ.get("HEADROOM_BENCH_KEEP"):  # to look into a plan afterwards
+        print(f"kept database {DB_NAME}")
+        return
     with psycopg.connect(scratch, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 

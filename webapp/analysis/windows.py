@@ -53,10 +53,10 @@ class WindowStats:
 
 
 # Three index range scans per window: whole minutes from the rollup, and the
-# raw samples of the partial minutes before the first and after the last. A
-# raw-only window has a = b = hi, which empties the rollup range and the
-# second edge. LATERAL keeps the planner on per-window range scans (a merge
-# join over the whole series would read every rollup row of the series).
+# raw samples of the partial minutes before the first and after the last (a
+# few rows each: ``of_series_short``). LATERAL keeps the planner on
+# per-window range scans (a merge join over the whole series would read every
+# rollup row of the series).
 _STATS_SQL = f"""
     WITH w AS (
         SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[],
@@ -68,11 +68,25 @@ _STATS_SQL = f"""
         FROM {ROLLUP} r WHERE r.series_id = w.series_id AND r.bucket >= w.a AND r.bucket < w.b
         UNION ALL
         SELECT count(*), sum(s.value), min(s.value), max(s.value)
-        FROM {samples.of_series("w.series_id", "w.lo", "w.a")} s
+        FROM {samples.of_series_short("w.series_id", "w.lo", "w.a")} s
         UNION ALL
         SELECT count(*), sum(s.value), min(s.value), max(s.value)
-        FROM {samples.of_series("w.series_id", "w.b", "w.hi")} s
+        FROM {samples.of_series_short("w.series_id", "w.b", "w.hi")} s
     ) p
+    GROUP BY w.key
+"""
+
+# Windows no rollup can serve (shorter than a minute, or touching a dirty
+# range): the raw samples of the whole window, one range scan each.
+_RAW_SQL = f"""
+    WITH w AS (
+        SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::timestamptz[])
+            AS w(key, series_id, lo, hi)
+    )
+    SELECT w.key, count(*), sum(s.value), min(s.value), max(s.value)
+    FROM w CROSS JOIN LATERAL (
+        SELECT value FROM {samples.of_series("w.series_id", "w.lo", "w.hi")} raw OFFSET 0
+    ) s
     GROUP BY w.key
 """
 
@@ -148,18 +162,47 @@ def window_stats(windows: Sequence[Window], dirty: DirtyRanges | None = None) ->
     if not windows:
         return {}
     dirty = dirty if dirty is not None else DirtyRanges.pending()
-    spans = [rollup_span(w.lo, w.hi, dirty) for w in windows]
-    params: list[list[Any]] = [
-        [w.key for w in windows],
-        [w.series_id for w in windows],
-        [w.lo for w in windows],
-        [w.hi for w in windows],
-        [s[0] for s in spans],
-        [s[1] for s in spans],
-    ]
+    served: list[tuple[Window, tuple[datetime, datetime]]] = []
+    raw: list[Window] = []
+    for window in windows:
+        span = rollup_span(window.lo, window.hi, dirty)
+        if span == (window.hi, window.hi):
+            raw.append(window)
+        else:
+            served.append((window, span))
+    rows: list[tuple[Any, ...]] = []
     with short_query_cursor() as cursor:
-        cursor.execute(_STATS_SQL, params)
-        rows = cursor.fetchall()
-    return {
-        key: WindowStats(int(n), float(total), float(mn), float(mx)) for key, n, total, mn, mx in rows if n
-    }
+        if served:
+            cursor.execute(
+                _STATS_SQL,
+                [
+                    [w.key for w, _ in served],
+                    [w.series_id for w, _ in served],
+                    [w.lo for w, _ in served],
+                    [w.hi for w, _ in served],
+                    [span[0] for _, span in served],
+                    [span[1] for _, span in served],
+                ],
+            )
+            rows += cursor.fetchall()
+        if raw:
+            cursor.execute(
+                _RAW_SQL,
+                [[w.key for w in raw], [w.series_id for w in raw], [w.lo for w in raw], [w.hi for w in raw]],
+            )
+            rows += cursor.fetchall()
+    found: dict[int, WindowStats] = {}
+    for key, n, total, mn, mx in rows:
+        if not n:
+            continue
+        stats = WindowStats(int(n), float(total), float(mn), float(mx))
+        if key in found:
+            before = found[key]
+            stats = WindowStats(
+                before.samples + stats.samples,
+                before.total + stats.total,
+                min(before.minimum, stats.minimum),
+                max(before.maximum, stats.maximum),
+            )
+        found[key] = stats
+    return found

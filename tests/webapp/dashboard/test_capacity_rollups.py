@@ -60,6 +60,29 @@ def test_window_statistics_equal_a_raw_aggregate_for_any_window(demo):
             assert got.total == pytest.approx(total, rel=1e-12)
 
 
+def test_one_key_s_windows_combine_whether_rollups_or_raw_samples_serve_them(demo):
+    # A key (a load step) may hold windows of several hosts: one served from the rollup and its
+    # edges, another read raw (shorter than a minute, or touching a dirty range).
+    cpu = CounterSeries.objects.get(counter="% Processor Time")
+    day = datetime(2015, 2, 18, 9, 0, tzinfo=UTC)
+    spans = [
+        (day + timedelta(minutes=3, seconds=7), day + timedelta(minutes=40, seconds=52)),  # rollup + edges
+        (day + timedelta(minutes=50, seconds=2), day + timedelta(minutes=50, seconds=58)),  # raw only
+        (day + timedelta(hours=1, minutes=5), day + timedelta(hours=1, minutes=35)),  # dirty: raw only
+    ]
+    dirty = DirtyRanges([(day + timedelta(hours=1), day + timedelta(hours=2))])
+    found = window_stats([Window(7, cpu.pk, lo, hi) for lo, hi in spans], dirty)
+    parts = [raw_stats(cpu.pk, lo, hi) for lo, hi in spans]
+    assert all(part[0] > 0 for part in parts), parts
+    got = found[7]
+    assert (got.samples, got.minimum, got.maximum) == (
+        sum(p[0] for p in parts),
+        min(p[2] for p in parts),
+        max(p[3] for p in parts),
+    )
+    assert got.total == pytest.approx(sum(p[1] for p in parts), rel=1e-12)
+
+
 def test_the_capacity_answer_is_the_same_from_rollups_and_from_raw_samples(client, demo):
     url = "/api/v1/campaigns/demo/capacity?threshold=75"
     from_rollups = client.get(url).json()
