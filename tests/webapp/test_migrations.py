@@ -37,6 +37,13 @@ def test_migrations_built_the_mode_the_setting_and_server_ask_for():
     # and counter_sample a view over the rows and their samples.
     assert _one("SELECT relkind FROM pg_class WHERE relname = 'counter_rollup_1m'") == "r"
     assert _one("SELECT relkind FROM pg_class WHERE relname = 'counter_sample'") == "v"
+    # Its key's index carries the figures, so a window's minutes are read from the index alone.
+    assert _one(
+        "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'counter_rollup_1m'::regclass"
+    ) == (
+        "CREATE UNIQUE INDEX counter_rollup_1m_pkey ON public.counter_rollup_1m USING btree "
+        "(series_id, bucket) INCLUDE (n, total, minimum, maximum)"
+    )
     if mode == "postgresql":
         assert _one("SELECT count(*) FROM pg_extension WHERE extname = 'timescaledb'") == 0
         return

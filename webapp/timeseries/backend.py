@@ -324,6 +324,14 @@ def move_to_row_layout(schema_editor: BaseDatabaseSchemaEditor) -> None:
             "FROM counter_sample GROUP BY 1, 2"
         )
     run("DROP TABLE counter_sample")
+    # Windows read a series' minutes from the rollup (analysis/windows.py). Its rows are written a
+    # minute of every series at a time, so one series' minutes lie on as many heap pages as there
+    # are minutes: with the columns in the key's index they are read from a few leaf pages
+    # (capacity at 100 M samples on TimescaleDB took 310 ms heap-bound, 95 ms index-only).
+    run(
+        f"ALTER TABLE {ROLLUP} DROP CONSTRAINT {ROLLUP}_pkey, "
+        "ADD PRIMARY KEY (series_id, bucket) INCLUDE (n, total, minimum, maximum)"
+    )
     compress_after = int(settings.TIMESCALE_COMPRESS_AFTER_DAYS)
     if timescale and compress_after:
         # An explicit sparse index: the automatic one (a bloom filter per batch on the
