@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
@@ -142,6 +142,27 @@ def scan(page, labels: list[str]) -> tuple[list[Printed], list[dict[str, str]]]:
         for m in found["marked"]
     ]
     return marked, found["unmarked"]
+
+
+@dataclass
+class Answers:
+    """The API answers a page's figures name, each fetched once: a page prints many figures of one answer,
+    and an answer can take half a second (a logon capacity answer with its timing windows)."""
+
+    client: Any  # a signed-in django.test.Client
+    campaign_api: str  # a share report names answers relative to it ("compare?baseline=4")
+    fetched: dict[str, Any] = field(default_factory=dict)
+
+    def path(self, api: str) -> str:
+        return api if api.startswith("/") else f"{self.campaign_api}/{api}"
+
+    def __getitem__(self, api: str) -> Any:
+        path = self.path(api)
+        if path not in self.fetched:
+            response = self.client.get(path)
+            assert response.status_code == 200, (path, response.status_code)
+            self.fetched[path] = response.json()
+        return self.fetched[path]
 
 
 def pointer(answer: Any, at: str) -> Any:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.browser.every_page import every_page, open_every_page
 from tests.browser.figures import (
+    Answers,
     Printed,
     assert_printed,
     per_printed,
@@ -57,12 +58,11 @@ def check(item: Printed, answer: Any) -> None:
 
 
 def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
-    answers: dict[str, Any] = {}
     unmarked: list[str] = []
     marked: Counter[str] = Counter()
     labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
     pages = every_page(site)
-    campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
+    answers = Answers(site.client, f"/api/v1/campaigns/{site.campaign.slug}")
     for item in open_every_page(page, site, pages):
         if item.name == "capacity":
             page.wait_for_selector("#sizing-table td.servers")
@@ -71,19 +71,13 @@ def test_every_figure_printed_with_a_unit_is_the_apis_value(page, site):
         unmarked += [f"{item.name}: {s['where']} {s['text']!r}" for s in strays]
         for figure in figures:
             assert figure.api, f"{item.name}: {figure.where} names no API answer"
-            # A share report names its answers relative to the campaign's API ("compare?baseline=4").
-            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
-            if api not in answers:
-                response = site.client.get(api)
-                assert response.status_code == 200, api
-                answers[api] = response.json()
-            check(figure, answers[api])
+            check(figure, answers[figure.api])
             marked[item.name] += 1
     assert unmarked == [], "\n".join(unmarked)
     # Every share report is read back too, its capacity answer, sizing, comparisons, copies and history among them.
     assert {p.name for p in pages if p.path.startswith("/s/")} <= {n for n, count in marked.items() if count}
     assert {"capacity", "sizing", "compare", "copies", "history", "fsct"} <= {
-        a.split("?")[0].rsplit("/", 1)[1] for a in answers
+        a.split("?")[0].rsplit("/", 1)[1] for a in answers.fetched
     }
     print(dict(marked))
 
@@ -102,6 +96,7 @@ def test_every_logon_phase_figure_is_the_apis_value(page, phases_site):
     )
     labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
     campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
+    answers = Answers(site.client, campaign_api)
     checked: Counter[str] = Counter()
     for path in ("/campaigns/demo/compare/", f"/s/{token}/"):
         page.goto(site.url + path)
@@ -109,10 +104,10 @@ def test_every_logon_phase_figure_is_the_apis_value(page, phases_site):
         figures, strays = scan(page, labels)
         assert strays == [], strays
         for figure in figures:
-            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
+            api = answers.path(figure.api)
             if "/logon-phases" not in api:
                 continue
-            check(figure, site.client.get(api).json())
+            check(figure, answers[api])
             checked[api] += 1
     # Means (with stdev and n) of 8 phase rows x 2 scenarios, less 2 missing; 7 comparisons x (n, factor, interval).
     assert checked == {
@@ -134,6 +129,7 @@ def test_every_user_experience_figure_is_the_apis_value(page, logon_site):
     )
     labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo-logon/runs").json()["scenarios"]]
     campaign_api = f"/api/v1/campaigns/{site.campaign.slug}"
+    answers = Answers(site.client, campaign_api)
     checked: Counter[str] = Counter()
     for path in ("/campaigns/demo-logon/capacity/?timing=logon", f"/s/{token}/"):
         page.goto(site.url + path)
@@ -143,8 +139,8 @@ def test_every_user_experience_figure_is_the_apis_value(page, logon_site):
         figures, strays = scan(page, labels)
         assert strays == [], strays
         for figure in figures:
-            api = figure.api if figure.api.startswith("/") else f"{campaign_api}/{figure.api}"
-            check(figure, site.client.get(api).json())
+            api = answers.path(figure.api)
+            check(figure, answers[api])
             if "timing=" in api:
                 checked[api] += 1
     # Per scenario (2): 10 steps x 6 figures; saturation, interval, baseline, threshold; limiting, runner-up, margin.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.browser.figures import scan
+from tests.browser.figures import Answers, scan
 from tests.browser.test_display_oracle import check
 from tests.browser.test_pages import download_csv, number, open_page
 from tests.webapp.dashboard.demo import add_fsct_results
@@ -72,14 +72,12 @@ def read_back(page, site) -> int:
     """Every marked figure of the page checked against its API answer (the display oracle's rule)."""
     labels = [s["label"] for s in site.client.get("/api/v1/campaigns/demo/runs").json()["scenarios"]]
     figures, _ = scan(page, labels)
-    answers: dict[str, object] = {}
+    answers = Answers(site.client, "/api/v1/campaigns/demo")
     count = 0
     for figure in figures:
-        api = figure.api if figure.api.startswith("/") else f"/api/v1/campaigns/demo/{figure.api}"
+        api = answers.path(figure.api)
         if "/fsct" not in api:
             continue
-        if api not in answers:
-            answers[api] = site.client.get(api).json()
         check(figure, answers[api])
         count += 1
     return count

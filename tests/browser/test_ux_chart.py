@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.browser.figures import scan
+from tests.browser.figures import Answers, scan
 from tests.browser.test_display_oracle import check
 from tests.browser.test_pages import download_csv, number
 from webapp.sharing.models import ShareLink
@@ -83,12 +83,13 @@ def read_back(page, site) -> int:
     """Every marked figure of the UX section checked against its API answer (the display oracle's rule)."""
     figures, strays = scan(page, [])
     assert [s for s in strays if "ux" in s["where"]] == []
+    answers = Answers(site.client, "/api/v1/campaigns/demo-logon")
     count = 0
     for figure in figures:
-        api = figure.api if figure.api.startswith("/") else f"/api/v1/campaigns/demo-logon/{figure.api}"
+        api = answers.path(figure.api)
         if "timing=" not in api:
             continue
-        check(figure, site.client.get(api).json())
+        check(figure, answers[api])
         count += 1
     return count
 
