@@ -245,7 +245,7 @@ def main() -> int:
 def baseline_copy(raw: Any, upload_id: int) -> float:
     """Raw COPY of the samples the worker stored for ``upload_id`` into ``bench_scratch``; its seconds.
 
-    (The worker also wrote the file's rows, one per row of samples; the baseline copies only the samples.)
+    (The rows' times are points too, one per row of samples: the baseline copies them with the samples.)
     """
     from webapp.timeseries.samples import first_row
 

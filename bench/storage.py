@@ -58,10 +58,10 @@ VARIANTS = (
     ("", "series_id, row_id"),
     ("series_id", "row_id"),
 )
-# What a sample costs: its points and the rows' times (webapp.timeseries.samples).
-PLAIN_BYTES = "SELECT pg_total_relation_size('sample_point') + pg_total_relation_size('sample_row')"
-PLAIN_HEAP = "SELECT pg_table_size('sample_point') + pg_table_size('sample_row')"
-TSDB_BYTES = "SELECT hypertable_size('sample_point') + pg_total_relation_size('sample_row')"
+# What a sample costs: its points and the rows' times, points too (webapp.timeseries.samples).
+PLAIN_BYTES = "SELECT pg_total_relation_size('sample_point')"
+PLAIN_HEAP = "SELECT pg_table_size('sample_point')"
+TSDB_BYTES = "SELECT hypertable_size('sample_point')"
 
 
 @dataclass
@@ -209,7 +209,9 @@ def trace_ms(sql: str = "") -> float:
     series_id = one_value(
         "SELECT series_id FROM sample_point GROUP BY series_id ORDER BY count(*) DESC, series_id LIMIT 1 OFFSET 100"
     )
-    first = one_value("SELECT min(time) FROM sample_row")
+    first = one_value(
+        f"SELECT {samples.TIME.format('min(value)')} FROM sample_point WHERE series_id = {samples.ROW_TIME}"
+    )
     sql = sql or f"SELECT time, value FROM {samples.of_series('%s', '%s', '%s')} s ORDER BY time"
     best = float("inf")
     with connection.cursor() as cursor:
@@ -260,7 +262,7 @@ def empty_samples() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE sample_point, sample_row")
+        cursor.execute("TRUNCATE sample_point")
 
 
 def measure_plain(sources: list[Source], server_url: str) -> None:
@@ -270,7 +272,7 @@ def measure_plain(sources: list[Source], server_url: str) -> None:
             samples = load_file(source.path, "STORAGE01")
             source.samples = source.samples or samples
             assert samples == source.samples, (samples, source.samples)
-            vacuum("sample_point, sample_row")
+            vacuum("sample_point")
             source.stored["postgresql"] = one_value(PLAIN_BYTES)
             source.stored["postgresql heap"] = one_value(PLAIN_HEAP)
 
@@ -344,7 +346,7 @@ def measure_timescale(sources: list[Source], server_url: str, variants: bool) ->
             samples = load_file(source.path, "STORAGE01")
             source.samples = source.samples or samples
             assert samples == source.samples, (samples, source.samples)
-            vacuum("sample_point, sample_row")
+            vacuum("sample_point")
             source.stored["timescaledb"] = one_value(TSDB_BYTES)
             if not any(installed):
                 source.notes.append("compression is off (HEADROOM_COMPRESS_AFTER_DAYS=0)")

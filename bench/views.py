@@ -187,7 +187,6 @@ def load_samples(series: list[int], first_day: int, interval: int) -> int:
     first = DAY0 + timedelta(days=first_day)
     backend.refresh_rollups(first, first + timedelta(days=len(SCENARIOS)))
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE sample_row")
         cursor.execute("VACUUM ANALYZE sample_point")
         cursor.execute(f"VACUUM ANALYZE {backend.ROLLUP}")
     # The step percentiles the worker keeps after a load (analysis.window_percentiles).

@@ -53,7 +53,7 @@ from bench.views import (
     sizing_call,
     use_bench_database,
 )
-from webapp.timeseries.samples import DAY
+from webapp.timeseries.samples import DAY, MICROS, ROW_TIME
 
 STEPS = 10
 STEP_SECONDS = 4 * 3600
@@ -68,11 +68,13 @@ TIMINGS_PER_RUN = 50
 # The total CPU of a run, offset seconds in: idle at the ends, the steps' plateaus, linear ramps,
 # and a seeded jitter of +-6 points. Other counters: seeded noise.
 # Written straight into the row layout (webapp.timeseries.samples) as upload 0's rows, from
-# row id %(base)s on: a row every INTERVAL seconds, each holding every series.
+# row id %(base)s on: a row every INTERVAL seconds (its time a point of series ROW_TIME), each
+# holding every series.
 _ROWS_SQL = f"""
-    INSERT INTO sample_row (row_id, upload_id, time)
-    SELECT %(base)s + o / {INTERVAL}, 0, %(start)s::timestamptz + make_interval(secs => o)
+    INSERT INTO sample_point (day, series_id, row_id, value)
+    SELECT {DAY.format("t")}, {ROW_TIME}, %(base)s + o / {INTERVAL}, {MICROS.format("t")}
     FROM generate_series(0, {RUN_SECONDS}, {INTERVAL}) AS o
+    CROSS JOIN LATERAL (SELECT %(start)s::timestamptz + make_interval(secs => o) AS t) r
 """
 _LOAD_SQL = f"""
     INSERT INTO sample_point (day, series_id, row_id, value)
@@ -139,7 +141,10 @@ def load_study(study: dict[str, Any]) -> tuple[int, dict[str, float]]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT setseed(%s)", [study["day"] / 1000.0])
         for run, (_, per_step) in zip(study["runs"], SCENARIOS, strict=True):
-            cursor.execute("SELECT coalesce(max(row_id) + 1, 0) FROM sample_row WHERE row_id < %s", [1 << 32])
+            cursor.execute(
+                f"SELECT coalesce(max(row_id) + 1, 0) FROM sample_point WHERE series_id = {ROW_TIME} AND row_id < %s",
+                [1 << 32],
+            )
             base = cursor.fetchone()[0]
             params = {"start": run.started_at, "cpu": study["series"][0], "per_step": per_step, "base": base}
             cursor.execute(_ROWS_SQL, params)
@@ -152,7 +157,6 @@ def load_study(study: dict[str, Any]) -> tuple[int, dict[str, float]]:
     seconds["rollups"] = time.perf_counter() - started
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE sample_row")
         cursor.execute("VACUUM ANALYZE sample_point")
         cursor.execute(f"VACUUM ANALYZE {backend.ROLLUP}")
     seconds["vacuum"] = time.perf_counter() - started

@@ -72,6 +72,8 @@ def test_migrations_built_the_mode_the_setting_and_server_ask_for():
         )
     )
     assert "bloom" not in sparse and '"minmax", "column": "series_id"' in sparse
+    # The rows' times are points of series 0: a batch's value range lets a time range skip it.
+    assert '"minmax", "column": "value"' in sparse
     interval = _one(
         "SELECT time_interval FROM timescaledb_information.dimensions WHERE hypertable_name = 'sample_point'"
     )

@@ -1,9 +1,9 @@
 """Time-series tables.
 
 * ``CounterSeries`` -- the series dictionary ``(host, object, instance, counter)``;
-* ``SampleRow`` and ``SamplePoint`` -- a file row's time, kept once, and each
-  sample ``(series, row, value)``; ``CounterSample`` is the view joining them
-  as ``(time, series, value, upload)`` (see ``samples``);
+* ``SamplePoint`` -- each sample ``(series, row, value)``, and each file row's
+  time, kept once as the row's point of series 0; ``CounterSample`` is the view
+  joining them as ``(time, series, value, upload)`` (see ``samples``);
 * ``Measurement`` -- scalar results ``(time, run, host, metric, value, unit, repetition)``:
   many clients report into one run (a fleet of load VMs), so the host that
   recorded a figure is part of its identity;
@@ -54,22 +54,8 @@ class CounterSeries(models.Model):
         return f"\\\\{self.host.name}\\{self.object}{instance}\\{self.counter}"
 
 
-class SampleRow(models.Model):
-    """One row of a file: its time, kept once for every sample of the row (``samples``)."""
-
-    row_id = models.BigIntegerField(primary_key=True)  # upload id << 32 + the row's index
-    upload = models.ForeignKey(
-        Upload, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
-    )
-    time = models.DateTimeField()
-
-    class Meta:
-        db_table = "sample_row"
-        indexes = [models.Index(fields=["time"], name="sample_row_time")]
-
-
 class SamplePoint(models.Model):
-    """One sample: a series' value in a row (a hypertable on ``day`` under TimescaleDB)."""
+    """One sample: a series' value in a row, or the row's time (series 0; a hypertable on ``day`` under TimescaleDB)."""
 
     pk = models.CompositePrimaryKey("series_id", "row_id")
     day = models.DateTimeField()  # the row's day (UTC), for chunks and chunk exclusion
@@ -83,6 +69,10 @@ class SamplePoint(models.Model):
         db_table = "sample_point"
         indexes = [
             models.Index(fields=["row_id", "series"], name="sample_point_row"),
+            # The rows' times: the points of series 0 (samples.ROW_TIME), by value.
+            models.Index(
+                fields=["value", "row_id"], name="sample_point_time", condition=models.Q(series_id=0)
+            ),
         ]
 
 

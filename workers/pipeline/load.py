@@ -47,7 +47,7 @@ _NULL = "\\N"  # COPY text format's null
 # COPY's binary format: a signature, flags and header-extension length (both
 # 0), then per row a field count and each field as (byte length, value), and
 # a field count of -1 at the end. A sample is (day, series_id, row_id,
-# value) and a row (row_id, upload_id, time) (``webapp.timeseries.samples``):
+# value), and so is a row's time (``webapp.timeseries.samples``):
 # timestamptz is int8 microseconds since 2000-01-01 UTC.
 _BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 _BINARY_TRAILER = b"\xff\xff"
@@ -56,7 +56,6 @@ _RECORD = _SAMPLE.size
 _DAY_AT = 6  # byte offset of the day in a record
 _ROW_AT = 30  # of the row id
 _VALUE_AT = 42  # and of the value
-_ROW = struct.Struct(">hiqiqiq")
 _TIMESTAMP = struct.Struct(">q")
 _DAY_US = 86_400_000_000
 _PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -96,9 +95,11 @@ def delete_rows(upload_id: int) -> tuple[datetime, datetime] | None:
     return span
 
 
-def _refuse_repeated_samples(upload: Upload, parser: str) -> None:
+def _refuse_repeated_samples(upload: Upload, parser: str, result: LoadResult) -> None:
     """A series holds one sample per moment: refuse a file that repeats one or overlaps another upload's."""
-    clash = samples.first_clash(upload.pk)
+    if result.first is None or result.last is None:
+        return
+    clash = samples.first_clash(upload.pk, result.first, result.last)
     if clash is None:
         return
     series = CounterSeries.objects.select_related("host").get(pk=clash[0])
@@ -194,7 +195,7 @@ def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result
     a template of its records (series already in place) with 24 strided byte
     assignments -- eight each for the day, the row id and the value -- instead
     of Python work per cell. A row that holds a value gets the upload's next
-    row id; the rows' times are copied after the samples (``samples``).
+    row id; the rows' times follow the samples, as points (``samples``).
     ``hosts`` is each column's machine.
     """
     series_ids = _series_ids(hosts, table.columns)
@@ -250,12 +251,11 @@ def copy_counters(upload: Upload, hosts: list[Host], table: CounterTable, result
             if len(block) >= FLUSH_BYTES:
                 copy.write(block)
                 block = bytearray()
-        block += _BINARY_TRAILER
-        copy.write(block)
-    with _raw_cursor() as cursor, cursor.copy(samples.COPY_ROWS) as copy:
-        block = bytearray(_BINARY_SIGNATURE)
+        # Each row's time: the row's point of series ROW_TIME, in microseconds since 2000.
         for number, micros in enumerate(times, first_row):
-            block += _ROW.pack(3, 8, number, 8, upload.pk, 8, micros)
+            block += _SAMPLE.pack(
+                4, 8, micros - micros % _DAY_US, 8, samples.ROW_TIME, 8, number, 8, float(micros)
+            )
             if len(block) >= FLUSH_BYTES:
                 copy.write(block)
                 block = bytearray()
@@ -315,7 +315,7 @@ def load(upload: Upload, parsed: Parsed, *, encoding: str = "") -> LoadResult:
                 hosts = recorded_hosts(upload, parsed.counters.columns, parsed.parser)
                 machines = list({host.pk: host for host in hosts}.values())
                 copy_counters(upload, hosts, parsed.counters, result)
-                _refuse_repeated_samples(upload, parsed.parser)
+                _refuse_repeated_samples(upload, parsed.parser, result)
             copy_measurements(upload, parsed.measurements, result)
             settle_runs(upload, parsed, result.first, result.last, result.runs, machines)
             drop_unused(old_runs - result.runs)  # parsed again, its figures may have moved

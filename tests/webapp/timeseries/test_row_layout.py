@@ -49,7 +49,7 @@ def test_each_file_row_is_one_row_with_consecutive_ids_and_its_time(campaign):
     upload = ingest_path(campaign, FIXTURES / "perfmon_csv" / NAME, host="SRV", role="server")
     assert upload.status == "stored", upload.error
     rows = _file_rows(NAME)
-    stored = _all("SELECT row_id, time FROM sample_row WHERE upload_id = %s ORDER BY row_id", [upload.pk])
+    stored = _all(f"SELECT row_id, time FROM {samples.rows_of('%s')} r ORDER BY row_id", [upload.pk])
     first = upload.pk << 32
     assert [row_id for row_id, _ in stored] == list(range(first, first + len(rows)))
     assert [moment for _, moment in stored] == [moment for moment, _ in rows]
@@ -105,7 +105,7 @@ def test_an_upload_that_repeats_another_uploads_samples_is_refused_whole(campaig
         and expected("narmadha_DataCollector01_LogicalDisk_IST.csv")["first"].isoformat() in message
     )
     assert _all("SELECT count(*) FROM sample_point") == before
-    assert _all("SELECT count(*) FROM sample_row WHERE upload_id = %s", [again.pk]) == [(0,)]
+    assert _all(f"SELECT count(*) FROM {samples.rows_of('%s')} r", [again.pk]) == [(0,)]
 
 
 def test_hand_made_samples_through_the_view_share_a_row_per_time(campaign):
@@ -120,9 +120,7 @@ def test_hand_made_samples_through_the_view_share_a_row_per_time(campaign):
             "INSERT INTO counter_sample (time, series_id, value, upload_id) VALUES (%s, 901, 3.5, 77)",
             [moment + timedelta(seconds=15)],
         )
-    assert _all(
-        "SELECT row_id - (77::bigint << 32), time FROM sample_row WHERE upload_id = 77 ORDER BY 1"
-    ) == [
+    assert _all(f"SELECT row_id - (77::bigint << 32), time FROM {samples.rows_of('77')} r ORDER BY 1") == [
         (0, moment),
         (1, moment + timedelta(seconds=15)),
     ]
